@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import { CatalogEntry } from './catalog.js';
+import { Duration, parseDuration } from './duration.js';
+
+/** A duration whose bare numbers mean seconds, as in the seed article's config file. */
+const Seconds = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDuration(typeof value === 'number' ? `${value}s` : value);
+  if (ms === null) {
+    ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (seconds, or e.g. 300ms, 2s, 5m)` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const HostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'host:port');
+
+/** A registry bearer token and the capability patterns it may register (`*`, `text_*`, `summarize`). */
+export const TokenGrant = z
+  .object({
+    name: z.string().min(1).max(80),
+    token: z.string().min(8).optional(),
+    /** Read the token from this environment variable instead of the file. */
+    token_env: z.string().min(1).optional(),
+    capabilities: z.array(z.string().regex(/^[a-z0-9_*]{1,40}$/)).min(1),
+  })
+  .strict()
+  .refine((t) => t.token !== undefined || t.token_env !== undefined, 'give token or token_env');
+
+/** The registry's section (the seed's `control_plane`, extended). */
+export const ControlPlaneConfig = z
+  .object({
+    listen: HostPort.default('127.0.0.1:8701'),
+    heartbeat_interval: Seconds.prefault(5),
+    heartbeat_timeout: Seconds.prefault(15),
+    route_strategy: z.enum(['capability_weighted']).default('capability_weighted'),
+    route_cache_ttl: Seconds.prefault(30),
+    max_body_bytes: z.number().int().min(1024).default(262_144),
+    /** Without tokens, registration is open (the embedded default on loopback). */
+    tokens: z.array(TokenGrant).default([]),
+    storm: z
+      .object({
+        /** Share of instances going silent within one interval that means the fault is ours. */
+        threshold: z.number().min(0.05).max(1).default(0.25),
+        /** Fewer instances than this never trigger storm protection. */
+        min_instances: z.number().int().min(1).default(5),
+        /** How long silent instances are held at most. */
+        hold: Seconds.prefault(60),
+        /** Most instances evicted per heartbeat interval while recovering from a storm. */
+        max_evictions_per_interval: z.number().int().min(1).default(10),
+      })
+      .strict()
+      .prefault({}),
+    warmup: Seconds.prefault(300),
+  })
+  .strict();
+
+/** The seed's `agent_sdk` section: caller-side defaults. */
+export const AgentSdkConfig = z
+  .object({
+    max_candidates: z.number().int().min(1).max(20).default(3),
+    connection_timeout_ms: Duration.prefault(300),
+    response_timeout_ms: Duration.prefault(2000),
+    execution_timeout_ms: Duration.prefault(30_000),
+    fallback_enabled: z.boolean().default(true),
+    /** Share of calls that may be retries or fallbacks (seed: about 20 %). */
+    retry_budget_ratio: z.number().min(0).max(1).default(0.2),
+  })
+  .strict();
+
+/** The seed's `storage` section; `file` is the seed's name for the embedded store. */
+export const StorageConfig = z
+  .object({
+    type: z.enum(['embedded', 'file', 'etcd']).default('embedded'),
+    path: z.string().default('./data'),
+    sync_interval: Seconds.prefault(30),
+    etcd: z
+      .object({
+        endpoints: z.array(z.string().url()).min(1).default(['http://127.0.0.1:2379']),
+        prefix: z.string().default(''),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+/** The DNS zone and the registry's authoritative responder. */
+export const DnsConfig = z
+  .object({
+    zone: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/).default('agents.internal'),
+    listen: HostPort.default('127.0.0.1:8053'),
+    /** The DNS server callers and the orchestrator query. */
+    server: HostPort.default('127.0.0.1:8053'),
+  })
+  .strict();
+
+/** An OpenAI-compatible model provider. */
+export const ProviderConfig = z
+  .object({
+    name: z.string().min(1),
+    base_url: z.string().url(),
+    model: z.string().min(1),
+    api_key_env: z.string().optional(),
+    concurrency: z.number().int().min(1).max(64).default(2),
+    timeout: Seconds.prefault(60),
+  })
+  .strict();
+
+/** The orchestrator's section. */
+export const OrchestratorConfig = z
+  .object({
+    listen: HostPort.default('127.0.0.1:8702'),
+    /** Postgres URL; without one the trace store runs on PGlite under storage.path. */
+    database_url: z.string().optional(),
+    api_token: z.string().min(8).optional(),
+    providers: z.array(ProviderConfig).default([]),
+    stale_after: Seconds.prefault(300),
+  })
+  .strict();
+
+/** The console's section. */
+export const ConsoleConfig = z.object({ listen: HostPort.default('127.0.0.1:18089') }).strict();
+
+/** The whole config file (seed article 3.3's shape, extended). */
+export const ReachConfig = z
+  .object({
+    control_plane: ControlPlaneConfig.prefault({}),
+    agent_sdk: AgentSdkConfig.prefault({}),
+    storage: StorageConfig.prefault({}),
+    dns: DnsConfig.prefault({}),
+    orchestrator: OrchestratorConfig.prefault({}),
+    console: ConsoleConfig.prefault({}),
+    /** Extra catalog capabilities beyond the built-in seven. */
+    catalog: z.array(CatalogEntry).default([]),
+  })
+  .strict();
+export type ReachConfig = z.infer<typeof ReachConfig>;
+export type ReachConfigInput = z.input<typeof ReachConfig>;

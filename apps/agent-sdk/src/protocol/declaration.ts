@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { CapabilityId } from './catalog.js';
+
+/** An agent name: a DNS host label without underscores, since instance labels derive from it. */
+export const AgentName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,46}[a-z0-9]$/, 'agent names are DNS host labels: [a-z][a-z0-9-]*, 2-48 chars');
+
+/** Limits an operation declares; routing filters callers' needs against them (seed article 3.3). */
+export const OperationConstraints = z
+  .object({
+    /** Largest input the operation accepts, in characters (the seed article's `max_tokens`). */
+    max_tokens: z.number().int().positive().optional(),
+    /** Typical answer time the agent promises, in seconds. */
+    response_time_sec: z.number().positive().max(86_400).optional(),
+    /** Output formats the operation can produce, e.g. `json`, `csv`, `markdown`. */
+    output_formats: z.array(z.string().min(1).max(40)).max(20).optional(),
+  })
+  .strict();
+export type OperationConstraints = z.infer<typeof OperationConstraints>;
+
+/** One operation an agent offers (the seed's `capabilities.<op>` entry, extended). */
+export const Operation = z
+  .object({
+    description: z.string().max(500).optional(),
+    /** Input summary: the field names the operation reads. */
+    input: z.array(z.string().min(1).max(80)).max(50).default([]),
+    /** Output summary: the field names the operation returns. */
+    output: z.array(z.string().min(1).max(80)).max(50).default([]),
+    constraints: OperationConstraints.default({}),
+    /** Catalog capability ids this operation serves (e.g. `writing`), used by the orchestrator. */
+    serves: z.array(CapabilityId).max(20).default([]),
+    /** Overrides the declaration-wide `idempotent` for this operation. */
+    idempotent: z.boolean().optional(),
+  })
+  .strict();
+export type Operation = z.infer<typeof Operation>;
+
+/** A capability declaration file: what an agent can do, under which limits (seed article 3.3). */
+export const Declaration = z
+  .object({
+    agent_name: AgentName,
+    /** Declaration version; every change gets a new one (the "Git of declarations"). */
+    version: z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/).default('1'),
+    change_reason: z.string().max(500).optional(),
+    description: z.string().max(500).optional(),
+    domain: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'domain is a lower-case identifier'),
+    capabilities: z
+      .record(CapabilityId, Operation)
+      .refine((ops) => Object.keys(ops).length > 0, 'declare at least one capability')
+      .refine((ops) => Object.keys(ops).length <= 32, 'at most 32 capabilities per agent'),
+    /** A routing weight from 0 to 100, never a veto (seed article 6.2). */
+    priority: z.number().int().min(0).max(100).default(50),
+    idempotent: z.boolean().default(false),
+    /** Whether other agents may serve the same capability at the same priority without a conflict. */
+    substitutable: z.boolean().default(false),
+  })
+  .strict();
+export type Declaration = z.infer<typeof Declaration>;
+export type DeclarationInput = z.input<typeof Declaration>;
+
+/** The DNS capability names an instance is published under: its operations and what they serve. */
+export function publishedCapabilities(declaration: Declaration): string[] {
+  const names = new Set<string>();
+  for (const [operation, spec] of Object.entries(declaration.capabilities)) {
+    names.add(operation);
+    for (const capability of spec.serves) names.add(capability);
+  }
+  return [...names].sort();
+}
+
+/** Whether an operation may be retried elsewhere after its ack. */
+export function isOperationIdempotent(declaration: Declaration, operation: string): boolean {
+  return declaration.capabilities[operation]?.idempotent ?? declaration.idempotent;
+}

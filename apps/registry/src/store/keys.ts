@@ -1,0 +1,18 @@
+/** Where the registry keeps each kind of record in the store. */
+export const KEYS = {
+  /** Live registrations, each bound to its instance's lease. */
+  instancesPrefix: '/reach/instances/',
+  instance: (instanceId: string) => `/reach/instances/${instanceId}`,
+  /** Durable declaration history: never bound to a lease. */
+  declarationsPrefix: '/reach/declarations/',
+  declarationsOf: (agentName: string) => `/reach/declarations/${agentName}/`,
+  declaration: (agentName: string, recordedAtMs: number, version: string) =>
+    `/reach/declarations/${agentName}/${String(recordedAtMs).padStart(15, '0')}-${version}`,
+  /** Dynamic routing weights the leader publishes, per instance. */
+  weightsPrefix: '/reach/weights/',
+  weight: (instanceId: string) => `/reach/weights/${instanceId}`,
+  /** CoreDNS etcd plugin (SkyDNS message format) root. */
+  skydnsPrefix: '/skydns/',
+  /** Leader election name for sweeps, reports and weight publication. */
+  leaderElection: 'reach-registry-leader',
+} as const;

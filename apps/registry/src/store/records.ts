@@ -1,0 +1,18 @@
+import { Declaration, Endpoint } from '@agent-reach/sdk/protocol';
+import { z } from 'zod';
+
+/** A live registration as stored under `/reach/instances/<id>`, bound to the instance's lease. */
+export const InstanceRecord = z.object({
+  instance_id: z.string(),
+  agent_name: z.string(),
+  declaration: Declaration,
+  endpoint: Endpoint,
+  card_url: z.string(),
+  card_sha256: z.string(),
+  /** sha256 (hex) of the lease token: the token itself is never stored. */
+  lease_token_hash: z.string(),
+  lease_id: z.string(),
+  /** Wall-clock milliseconds, for display only. */
+  registered_at: z.number(),
+});
+export type InstanceRecord = z.infer<typeof InstanceRecord>;

@@ -1,0 +1,64 @@
+import type { Result } from '@agent-reach/sdk/protocol';
+
+/** A lease id: etcd's int64 lease id as a decimal string, or the embedded store's own. */
+export type LeaseId = string;
+
+/** One key and its value; `lease` is set when the key is bound to a lease. */
+export interface KeyValue {
+  key: string;
+  value: string;
+  lease?: LeaseId;
+}
+
+/** A change seen by a watch. Deletes include those caused by a lease expiring or being revoked. */
+export type WatchEvent = { type: 'put'; key: string; value: string } | { type: 'delete'; key: string };
+
+/** A put inside a transaction, optionally bound to a lease. */
+export interface PutOp {
+  key: string;
+  value: string;
+  lease?: LeaseId;
+}
+
+/** The reason a lease operation or a transaction that uses a lease was refused. */
+export type LeaseError = 'lease_not_found';
+
+/** A running watch: the snapshot it started from and a way to stop it. */
+export interface Watch {
+  /** Every key under the prefix at the moment the watch began; events follow with no gap. */
+  snapshot: KeyValue[];
+  close(): Promise<void>;
+}
+
+/** The outcome of a campaign: this process may or may not lead right now. */
+export interface Leadership {
+  readonly isLeader: boolean;
+  /** Calls `listener` whenever leadership is gained or lost; returns an unsubscribe function. */
+  onChange(listener: (isLeader: boolean) => void): () => void;
+  /** Gives up leadership (or the candidacy) for good. */
+  resign(): Promise<void>;
+}
+
+/**
+ * The registry's storage: a key-value store with leases, atomic multi-key commits, prefix watches
+ * and leader election. etcd semantics; the embedded store reproduces them in-process.
+ */
+export interface RegistryStore {
+  readonly kind: 'embedded' | 'etcd';
+  /** Creates a lease that expires `ttlMs` after its last keep-alive (rounded up to whole seconds on etcd). */
+  grantLease(ttlMs: number): Promise<LeaseId>;
+  /** Refreshes a lease once; `lease_not_found` once it expired or was revoked. */
+  keepAlive(lease: LeaseId): Promise<Result<{ ttlMs: number }, LeaseError>>;
+  /** Revokes a lease and deletes every key bound to it, at once. Unknown leases are ignored. */
+  revokeLease(lease: LeaseId): Promise<void>;
+  /** Applies every put and delete together or none; fails whole if a named lease does not exist. */
+  commit(ops: { puts?: PutOp[]; deletes?: string[] }): Promise<Result<void, LeaseError>>;
+  get(key: string): Promise<string | null>;
+  /** Every key under `prefix`, sorted by key. */
+  list(prefix: string): Promise<KeyValue[]>;
+  /** Takes a snapshot of `prefix` and then reports every later change, in order, in batches. */
+  watch(prefix: string, listener: (events: WatchEvent[]) => void): Promise<Watch>;
+  /** Joins the election `name`; at most one candidate across all processes leads at a time. */
+  campaign(name: string, candidate: string): Promise<Leadership>;
+  close(): Promise<void>;
+}
