@@ -81,6 +81,8 @@ export const Outcome = z
     latency_ms: z.number().min(0).max(86_400_000),
     attempt: z.number().int().min(1).max(100).default(1),
     fallback: z.boolean().default(false),
+    /** True on the attempt that ended the call (its result was kept, or nothing more was tried). */
+    final: z.boolean().optional(),
   })
   .strict()
   .refine((o) => o.ok === (o.failure === undefined), 'failure is set exactly when ok is false');
@@ -90,12 +92,65 @@ export type Outcome = z.infer<typeof Outcome>;
 export const OutcomeBatch = z.object({ outcomes: z.array(Outcome).min(1).max(1000) }).strict();
 export type OutcomeBatch = z.infer<typeof OutcomeBatch>;
 
+/** What the conflicting declarations have in common: the operation and the constraint ranges both accept. */
+export const ConflictOverlap = z.object({
+  operation: z.string(),
+  /** Output formats all of them declare; null when at least one declares none (accepts any). */
+  output_formats: z.array(z.string()).nullable(),
+  /** The largest input all of them accept; null when none declares a limit. */
+  max_tokens: z.number().nullable(),
+});
+export type ConflictOverlap = z.infer<typeof ConflictOverlap>;
+
 /** A conflict between declarations (seed article 5.2). */
 export const ConflictView = z.object({
   capability: z.string(),
   domain: z.string(),
   agents: z.array(z.string()),
   priority: z.number(),
+  /** Wall-clock ISO time the conflict was first seen, for display. */
   since: z.string(),
+  overlap: ConflictOverlap.optional(),
+  /** The live instances of the conflicting agents. */
+  instances: z.array(z.string()).optional(),
 });
 export type ConflictView = z.infer<typeof ConflictView>;
+
+/** The daily conflict report (seed article 5.2): every conflict seen during one UTC day. */
+export const DailyConflictReport = z.object({
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  generated_at: z.string(),
+  conflicts: z.array(ConflictView),
+});
+export type DailyConflictReport = z.infer<typeof DailyConflictReport>;
+
+/** One instance's routing figures over its outcome window. */
+export const InstanceRoutingStats = z.object({
+  instance_id: z.string(),
+  agent_name: z.string(),
+  state: InstanceState,
+  /** Outcomes in the window (at most 100). */
+  window: z.number().int(),
+  failures: z.number().int(),
+  /** Beta-prior success rate routing uses. */
+  success_rate: z.number(),
+  latency_ms: z.object({ p50: z.number(), p95: z.number(), mean: z.number() }).nullable(),
+});
+export type InstanceRoutingStats = z.infer<typeof InstanceRoutingStats>;
+
+/** `GET /v1/routing/stats`: the seed article's three indicators (6.3) plus per-instance figures. */
+export const RoutingStats = z.object({
+  routes: z.object({ total: z.number().int(), cached: z.number().int(), cache_hit_rate: z.number() }),
+  calls: z.object({
+    total: z.number().int(),
+    /** Share of calls the first candidate served. */
+    hit_rate: z.number(),
+    /** Share of calls that needed a fallback. */
+    fallback_rate: z.number(),
+    failed: z.number().int(),
+    /** Retries per call: count of calls by number of retries (`"0"`, `"1"`, ..., `"5+"`). */
+    retries: z.record(z.string(), z.number().int()),
+  }),
+  instances: z.array(InstanceRoutingStats),
+});
+export type RoutingStats = z.infer<typeof RoutingStats>;
