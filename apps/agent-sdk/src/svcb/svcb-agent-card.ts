@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { ReachError, Result } from '../protocol/errors.js';
+import { checkKeyNumber, isTypedKey } from './svcb-keys.js';
+import { invalidSvcb, type SvcParams } from './svcb-types.js';
+import { asResult } from './svcb-wire.js';
+
+/** Private-use key with the agent card URL (UTF-8), DNS-AID style. */
+export const AGENT_CARD_URL_KEY = 65400;
+/** Private-use key with the card's SHA-256 digest, base64url without padding. */
+export const AGENT_CARD_SHA256_KEY = 65401;
+/** Private-use key with the card's well-known file name (`agent-card.json`). */
+export const AGENT_CARD_WELL_KNOWN_KEY = 65409;
+
+/** Where an agent's card lives and how to check it, as carried in our private SvcParamKeys. */
+export interface AgentCardRef {
+  url: string;
+  sha256: string;
+  wellKnown?: string;
+}
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Returns params with generic key `key` (10-65534) set to the UTF-8 octets of `text`. */
+export function setTextParam(params: SvcParams, key: number, text: string): SvcParams {
+  checkKeyNumber(key);
+  if (isTypedKey(key)) throw invalidSvcb(`key${key} has a typed SvcParams field; it takes no text`);
+  const bytes = new TextEncoder().encode(text);
+  if (utf8Strict.decode(bytes) !== text) throw invalidSvcb(`text for key${key} is not well-formed Unicode`);
+  return { ...params, keys: { ...params.keys, [key]: bytes } };
+}
+
+/** The UTF-8 text of generic key `key`, or undefined when absent; invalid UTF-8 throws `INVALID_SVCB`. */
+export function getTextParam(params: SvcParams, key: number): string | undefined {
+  const bytes = params.keys?.[key];
+  if (bytes === undefined) return undefined;
+  try {
+    return utf8Strict.decode(bytes);
+  } catch {
+    throw invalidSvcb(`key${key} is not valid UTF-8`);
+  }
+}
+
+/** The SHA-256 of a card body as base64url without padding: the value of key65401. */
+export function agentCardDigest(body: Uint8Array | string): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
+
+function checkUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalidSvcb(`agent card URL "${url}" is not an absolute URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalidSvcb(`agent card URL "${url}" must be http or https`);
+  }
+  return url;
+}
+
+function checkSha256(digest: string): string {
+  const ok =
+    /^[A-Za-z0-9_-]{43}$/.test(digest) && Buffer.from(digest, 'base64url').toString('base64url') === digest;
+  if (!ok) throw invalidSvcb(`"${digest}" is not a base64url SHA-256 digest (43 characters, no padding)`);
+  return digest;
+}
+
+function checkWellKnown(name: string): string {
+  if (!/^[A-Za-z0-9._~-][A-Za-z0-9._~/-]*$/.test(name) || name.split('/').includes('..')) {
+    throw invalidSvcb(`"${name}" is not a relative well-known path`);
+  }
+  return name;
+}
+
+/** Returns params carrying the card URL, digest and (optional) well-known name; each is validated. */
+export function withAgentCard(params: SvcParams, card: AgentCardRef): SvcParams {
+  let out = setTextParam(params, AGENT_CARD_URL_KEY, checkUrl(card.url));
+  out = setTextParam(out, AGENT_CARD_SHA256_KEY, checkSha256(card.sha256));
+  if (card.wellKnown !== undefined)
+    out = setTextParam(out, AGENT_CARD_WELL_KNOWN_KEY, checkWellKnown(card.wellKnown));
+  return out;
+}
+
+/** Reads and validates whichever of the three card keys are present (absent ones stay undefined). */
+export function readAgentCard(params: SvcParams): Result<Partial<AgentCardRef>, ReachError> {
+  return asResult(() => {
+    const url = getTextParam(params, AGENT_CARD_URL_KEY);
+    const sha256 = getTextParam(params, AGENT_CARD_SHA256_KEY);
+    const wellKnown = getTextParam(params, AGENT_CARD_WELL_KNOWN_KEY);
+    return {
+      ...(url === undefined ? {} : { url: checkUrl(url) }),
+      ...(sha256 === undefined ? {} : { sha256: checkSha256(sha256) }),
+      ...(wellKnown === undefined ? {} : { wellKnown: checkWellKnown(wellKnown) }),
+    };
+  });
+}
