@@ -1,0 +1,132 @@
+import {
+  DEFAULT_CATALOG,
+  loadConfig,
+  ReachConfig,
+  type ReachConfigInput,
+  ReachError,
+  splitHostPort,
+} from '@agent-reach/sdk/protocol';
+
+/** A bearer token with the capability patterns it may register. */
+export interface ResolvedToken {
+  name: string;
+  token: string;
+  capabilities: string[];
+}
+
+/** Everything the registry needs from the config file, compiled once at start. */
+export interface RegistryConfig {
+  /** The whole parsed config, for parts (DNS, routing) that read their own sections. */
+  reach: ReachConfig;
+  listen: { host: string; port: number };
+  zone: string;
+  /** @default 5000 */
+  heartbeatIntervalMs: number;
+  /** @default 15000 */
+  heartbeatTimeoutMs: number;
+  /** Slack after a missed interval before an instance counts as suspect: 20 % of the interval, 200 ms to 2 s. */
+  suspectGraceMs: number;
+  /** @default 262144 */
+  maxBodyBytes: number;
+  /** Empty means registration is open. */
+  tokens: ResolvedToken[];
+  /** Catalog capability ids an operation may `serve`: the built-in seven plus config.catalog. */
+  catalog: ReadonlySet<string>;
+  storm: { threshold: number; minInstances: number; holdMs: number; maxEvictionsPerInterval: number };
+}
+
+function resolveTokens(config: ReachConfig, env: Record<string, string | undefined>): ResolvedToken[] {
+  const seen = new Set<string>();
+  return config.control_plane.tokens.map((grant, index) => {
+    const token = grant.token ?? (grant.token_env ? env[grant.token_env] : undefined);
+    const key = `control_plane.tokens.${index}`;
+    if (token === undefined || token.length < 8) {
+      throw new ReachError(
+        'INVALID_CONFIG',
+        `invalid config: ${key}: token_env ${grant.token_env} is not set or shorter than 8 characters`,
+        { data: { key } },
+      );
+    }
+    if (seen.has(token)) {
+      throw new ReachError('INVALID_CONFIG', `invalid config: ${key}: the same token is configured twice`, {
+        data: { key },
+      });
+    }
+    seen.add(token);
+    return { name: grant.name, token, capabilities: grant.capabilities };
+  });
+}
+
+/** Turns a parsed config into the registry's options; throws INVALID_CONFIG naming the key. */
+export function compileRegistryConfig(
+  reach: ReachConfig,
+  env: Record<string, string | undefined> = {},
+): RegistryConfig {
+  const cp = reach.control_plane;
+  if (cp.heartbeat_interval < 100) {
+    throw new ReachError(
+      'INVALID_CONFIG',
+      'invalid config: control_plane.heartbeat_interval: at least 100ms',
+      {
+        data: { key: 'control_plane.heartbeat_interval' },
+      },
+    );
+  }
+  if (cp.heartbeat_timeout < 2 * cp.heartbeat_interval) {
+    throw new ReachError(
+      'INVALID_CONFIG',
+      'invalid config: control_plane.heartbeat_timeout: must be at least twice heartbeat_interval',
+      { data: { key: 'control_plane.heartbeat_timeout' } },
+    );
+  }
+  let listen: { host: string; port: number };
+  try {
+    listen = splitHostPort(cp.listen);
+  } catch (cause) {
+    throw new ReachError(
+      'INVALID_CONFIG',
+      `invalid config: control_plane.listen: ${(cause as Error).message}`,
+      {
+        data: { key: 'control_plane.listen' },
+        cause,
+      },
+    );
+  }
+  return {
+    reach,
+    listen,
+    zone: reach.dns.zone,
+    heartbeatIntervalMs: cp.heartbeat_interval,
+    heartbeatTimeoutMs: cp.heartbeat_timeout,
+    suspectGraceMs: Math.min(2000, Math.max(200, Math.round(cp.heartbeat_interval * 0.2))),
+    maxBodyBytes: cp.max_body_bytes,
+    tokens: resolveTokens(reach, env),
+    catalog: new Set<string>([...DEFAULT_CATALOG, ...reach.catalog.map((entry) => entry.id)]),
+    storm: {
+      threshold: cp.storm.threshold,
+      minInstances: cp.storm.min_instances,
+      holdMs: cp.storm.hold,
+      maxEvictionsPerInterval: cp.storm.max_evictions_per_interval,
+    },
+  };
+}
+
+/** Loads the registry config from `REACH_CONFIG` (or `text`) plus env overrides; fails fast. */
+export function loadRegistryConfig(env: Record<string, string | undefined>, text?: string): RegistryConfig {
+  return compileRegistryConfig(loadConfig(env, text), env);
+}
+
+/** Builds a registry config from an in-memory config object (tests, embedded start). */
+export function registryConfigFrom(
+  input: ReachConfigInput = {},
+  env: Record<string, string | undefined> = {},
+): RegistryConfig {
+  const parsed = ReachConfig.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ReachError('INVALID_CONFIG', `invalid config: ${issue.path.join('.')}: ${issue.message}`, {
+      data: { key: issue.path.join('.') },
+    });
+  }
+  return compileRegistryConfig(parsed.data, env);
+}

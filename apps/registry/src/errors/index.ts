@@ -1,0 +1,3 @@
+export { createErrorHandler, requestIdOf, toReachError } from './error-handler.js';
+export { readJson } from './read-json.js';
+export { parseOrThrow, validationError } from './validation.js';

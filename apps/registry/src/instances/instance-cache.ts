@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import { KEYS } from '../store/keys.js';
+import { InstanceRecord } from '../store/records.js';
+import type { KeyValue, RegistryStore, Watch, WatchEvent } from '../store/store.js';
+import type { InstanceChanges, InstanceSource } from './instance-source.js';
+
+/** The live registrations, kept current from `store.watch('/reach/instances/')`. */
+export class InstanceCache implements InstanceSource {
+  private readonly records = new Map<string, InstanceRecord>();
+  private readonly listeners = new Set<(changes: InstanceChanges) => void>();
+  private snapshot: InstanceRecord[] | null = null;
+  private watch: Watch | null = null;
+  private closed = false;
+
+  private constructor(private readonly logger: Logger) {}
+
+  /** Starts the watch and returns once the snapshot is loaded (the cache is primed). */
+  static async start(store: RegistryStore, logger: Logger): Promise<InstanceCache> {
+    const cache = new InstanceCache(logger);
+    // Events may arrive before `watch` resolves; they are applied on top of the snapshot in order.
+    const early: WatchEvent[][] = [];
+    let primed = false;
+    const watch = await store.watch(KEYS.instancesPrefix, (events) => {
+      if (primed) cache.apply(events);
+      else early.push(events);
+    });
+    cache.watch = watch;
+    cache.load(watch.snapshot);
+    primed = true;
+    for (const events of early) cache.apply(events);
+    return cache;
+  }
+
+  /** True once the snapshot is loaded and until `close()`. */
+  get primed(): boolean {
+    return this.watch !== null && !this.closed;
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  all(): InstanceRecord[] {
+    this.snapshot ??= [...this.records.values()];
+    return this.snapshot;
+  }
+
+  get(instanceId: string): InstanceRecord | undefined {
+    return this.records.get(instanceId);
+  }
+
+  subscribe(listener: (changes: InstanceChanges) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    await this.watch?.close();
+  }
+
+  private parse(key: string, value: string): InstanceRecord | undefined {
+    try {
+      const parsed = InstanceRecord.safeParse(JSON.parse(value));
+      if (parsed.success) return parsed.data;
+      this.logger.warn(
+        { key, issues: parsed.error.issues.slice(0, 3) },
+        'ignoring an invalid instance record',
+      );
+    } catch (cause) {
+      this.logger.warn({ key, err: cause }, 'ignoring an instance record that is not JSON');
+    }
+    return undefined;
+  }
+
+  private load(snapshot: KeyValue[]): void {
+    const put: InstanceRecord[] = [];
+    for (const { key, value } of snapshot) {
+      const record = this.parse(key, value);
+      if (!record) continue;
+      this.records.set(record.instance_id, record);
+      put.push(record);
+    }
+    this.snapshot = null;
+    if (put.length > 0) this.emit({ put, deleted: [] });
+  }
+
+  private apply(events: WatchEvent[]): void {
+    if (this.closed) return;
+    const changes: InstanceChanges = { put: [], deleted: [] };
+    for (const event of events) {
+      const instanceId = event.key.slice(KEYS.instancesPrefix.length);
+      if (event.type === 'delete') {
+        if (this.records.delete(instanceId)) changes.deleted.push(instanceId);
+        continue;
+      }
+      const record = this.parse(event.key, event.value);
+      if (!record) continue;
+      this.records.set(record.instance_id, record);
+      changes.put.push(record);
+    }
+    if (changes.put.length === 0 && changes.deleted.length === 0) return;
+    this.snapshot = null;
+    this.emit(changes);
+  }
+
+  private emit(changes: InstanceChanges): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch (cause) {
+        this.logger.error({ err: cause }, 'an instance cache listener failed');
+      }
+    }
+  }
+}

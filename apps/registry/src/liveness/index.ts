@@ -1,0 +1,3 @@
+export { type LivenessEntry, LivenessTable, type Tombstone } from './liveness-table.js';
+export { StormGuard, type StormGuardDeps, type StormPhase } from './storm-guard.js';
+export { Sweeper } from './sweeper.js';

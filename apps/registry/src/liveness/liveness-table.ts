@@ -1,0 +1,128 @@
+import type { InstanceState, Load } from '@agent-reach/sdk/protocol';
+import type { Clock } from '../clock/clock.js';
+import type { InstanceRecord } from '../store/records.js';
+
+/** Replica-local liveness of one live instance; the store's lease stays the truth. */
+export interface LivenessEntry {
+  readonly instanceId: string;
+  readonly leaseId: string;
+  readonly tokenHash: string;
+  /** The last accepted seq; undefined until the first heartbeat after a registry restart (any seq is the baseline). */
+  lastSeq: number | undefined;
+  load: Load;
+  /** Monotonic ms of the last accepted heartbeat, or of registration / first sight. */
+  lastBeatMono: number;
+  /** Wall-clock ms of the last accepted heartbeat, for display only. */
+  lastBeatWall: number | null;
+  /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */
+  deregistering: boolean;
+}
+
+/** A registration that is gone, kept a while so list and get can still show how it ended. */
+export interface Tombstone {
+  record: InstanceRecord;
+  entry: LivenessEntry;
+  state: Extract<InstanceState, 'unavailable' | 'deregistered'>;
+  goneAtMono: number;
+}
+
+const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
+const TOMBSTONE_LIMIT = 1024;
+const TOMBSTONE_TTL_MS = 10 * 60_000;
+
+/** Liveness of every live instance this replica knows: last seq, load, last heartbeat, state. */
+export class LivenessTable {
+  private readonly entries = new Map<string, LivenessEntry>();
+  private readonly tombstones = new Map<string, Tombstone>();
+
+  constructor(
+    private readonly clock: Clock,
+    /** No heartbeat for longer than this (interval + grace) makes an instance suspect. */
+    readonly suspectAfterMs: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(instanceId: string): LivenessEntry | undefined {
+    return this.entries.get(instanceId);
+  }
+
+  values(): IterableIterator<LivenessEntry> {
+    return this.entries.values();
+  }
+
+  /** Starts tracking a registration; `fresh` (just registered here) makes seq 1 the first acceptable heartbeat. */
+  track(
+    record: Pick<InstanceRecord, 'instance_id' | 'lease_id' | 'lease_token_hash'>,
+    fresh: boolean,
+  ): LivenessEntry {
+    const existing = this.entries.get(record.instance_id);
+    if (existing && existing.leaseId === record.lease_id) {
+      if (fresh && existing.lastSeq === undefined && existing.lastBeatWall === null) existing.lastSeq = 0;
+      return existing;
+    }
+    const entry: LivenessEntry = {
+      instanceId: record.instance_id,
+      leaseId: record.lease_id,
+      tokenHash: record.lease_token_hash,
+      lastSeq: fresh ? 0 : undefined,
+      load: DEFAULT_LOAD,
+      lastBeatMono: this.clock.now(),
+      lastBeatWall: null,
+      deregistering: false,
+    };
+    this.entries.set(record.instance_id, entry);
+    this.tombstones.delete(record.instance_id);
+    return entry;
+  }
+
+  /** Records an accepted heartbeat. */
+  beat(entry: LivenessEntry, load: Load): void {
+    entry.load = load;
+    entry.lastBeatMono = this.clock.now();
+    entry.lastBeatWall = this.clock.wallNow();
+  }
+
+  /** Stops tracking a registration whose records are gone; keeps a tombstone when the record is known. */
+  remove(instanceId: string, record?: InstanceRecord): void {
+    const entry = this.entries.get(instanceId);
+    if (!entry) return;
+    this.entries.delete(instanceId);
+    if (!record) return;
+    const state = entry.deregistering ? 'deregistered' : 'unavailable';
+    this.tombstones.set(instanceId, { record, entry, state, goneAtMono: this.clock.now() });
+    if (this.tombstones.size > TOMBSTONE_LIMIT) {
+      this.tombstones.delete(this.tombstones.keys().next().value as string);
+    }
+  }
+
+  /** The state of a live entry at monotonic time `now`. */
+  stateOf(entry: LivenessEntry, now = this.clock.now()): 'healthy' | 'suspect' {
+    return now - entry.lastBeatMono > this.suspectAfterMs ? 'suspect' : 'healthy';
+  }
+
+  /** Recently gone registrations, newest last; stale tombstones are dropped on the way. */
+  gone(): Tombstone[] {
+    const oldest = this.clock.now() - TOMBSTONE_TTL_MS;
+    for (const [id, tombstone] of this.tombstones) {
+      if (tombstone.goneAtMono >= oldest) break;
+      this.tombstones.delete(id);
+    }
+    return [...this.tombstones.values()];
+  }
+
+  tombstone(instanceId: string): Tombstone | undefined {
+    const tombstone = this.tombstones.get(instanceId);
+    return tombstone && tombstone.goneAtMono >= this.clock.now() - TOMBSTONE_TTL_MS ? tombstone : undefined;
+  }
+
+  /** Live instances by state, for metrics. */
+  counts(): { healthy: number; suspect: number } {
+    const now = this.clock.now();
+    let suspect = 0;
+    for (const entry of this.entries.values()) if (now - entry.lastBeatMono > this.suspectAfterMs) suspect++;
+    return { healthy: this.entries.size - suspect, suspect };
+  }
+}

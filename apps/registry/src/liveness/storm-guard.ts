@@ -1,0 +1,167 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock/clock.js';
+import type { RegistryConfig } from '../config.js';
+import type { RegistryMetrics } from '../metrics/registry-metrics.js';
+import type { RegistryStore } from '../store/store.js';
+import type { LivenessEntry, LivenessTable } from './liveness-table.js';
+
+/** Storm protection's phase: idle, holding silent instances, or evicting the held ones at a capped rate. */
+export type StormPhase = 'idle' | 'holding' | 'evicting';
+
+/** What the guard needs; all of it is injected so tests can move time. */
+export interface StormGuardDeps {
+  table: LivenessTable;
+  store: RegistryStore;
+  clock: Clock;
+  metrics: RegistryMetrics;
+  logger: Logger;
+  config: Pick<RegistryConfig, 'heartbeatIntervalMs' | 'storm'>;
+}
+
+/**
+ * When a large share of instances goes silent within one interval, the fault is probably ours: hold
+ * their records (keep their leases alive for them) for at most `storm.hold`, then evict the ones that
+ * stay silent at no more than `storm.max_evictions_per_interval` per interval.
+ */
+export class StormGuard {
+  private phaseNow: StormPhase = 'idle';
+  private readonly held = new Map<string, LivenessEntry>();
+  private startedAt = 0;
+  private lastTickAt: number | undefined;
+  private lastKeptAt = Number.NEGATIVE_INFINITY;
+  private lastEvictionAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly deps: StormGuardDeps) {}
+
+  get phase(): StormPhase {
+    return this.phaseNow;
+  }
+
+  /** Instance ids held on their behalf right now. */
+  heldIds(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** One sweep: detect a storm, keep held leases alive, evict at the capped rate. Leader only. */
+  async tick(): Promise<void> {
+    const { clock, config } = this.deps;
+    const now = clock.now();
+    const interval = config.heartbeatIntervalMs;
+    // A late tick means this process stalled: silences that began during the stall count as one window.
+    const windowStart = Math.min(now - interval, this.lastTickAt ?? now - interval);
+    this.lastTickAt = now;
+    this.dropReturned(now);
+    if (this.phaseNow === 'idle') {
+      this.detect(now, windowStart);
+    } else {
+      for (const entry of this.silent(now, Number.NEGATIVE_INFINITY)) {
+        if (this.phaseNow === 'holding') this.held.set(entry.instanceId, entry);
+      }
+      if (this.phaseNow === 'holding') this.maybeEndHold(now);
+      if (this.phaseNow === 'evicting') await this.evict(now);
+    }
+    if (this.held.size > 0) await this.keepHeld(now);
+    if (this.phaseNow !== 'idle' && this.held.size === 0)
+      this.finish('every held instance returned or was evicted');
+    this.deps.metrics.stormHeld.set(this.held.size);
+  }
+
+  /** Forgets every hold (leadership lost: the new leader decides). */
+  reset(): void {
+    if (this.phaseNow !== 'idle')
+      this.deps.logger.warn({ held: this.held.size }, 'storm protection handed over');
+    this.held.clear();
+    this.phaseNow = 'idle';
+    this.lastTickAt = undefined;
+    this.deps.metrics.stormActive.set(0);
+    this.deps.metrics.stormHeld.set(0);
+  }
+
+  private silent(now: number, since: number): LivenessEntry[] {
+    const after = this.deps.table.suspectAfterMs;
+    const found: LivenessEntry[] = [];
+    for (const entry of this.deps.table.values()) {
+      const silentAt = entry.lastBeatMono + after;
+      if (silentAt <= now && silentAt > since && !entry.deregistering) found.push(entry);
+    }
+    return found;
+  }
+
+  private detect(now: number, windowStart: number): void {
+    const { table, config, metrics, logger } = this.deps;
+    const total = table.size;
+    if (total < config.storm.minInstances) return;
+    const newlySilent = this.silent(now, windowStart);
+    if (newlySilent.length < config.storm.threshold * total) return;
+    this.phaseNow = 'holding';
+    this.startedAt = now;
+    this.lastKeptAt = Number.NEGATIVE_INFINITY;
+    for (const entry of this.silent(now, Number.NEGATIVE_INFINITY)) this.held.set(entry.instanceId, entry);
+    metrics.stormEvents.inc();
+    metrics.stormActive.set(1);
+    logger.warn(
+      {
+        event: 'storm_started',
+        silent: newlySilent.length,
+        held: this.held.size,
+        total,
+        share: Number((newlySilent.length / total).toFixed(3)),
+        hold_ms: config.storm.holdMs,
+      },
+      'storm protection: many instances went silent at once; holding their records',
+    );
+  }
+
+  private dropReturned(now: number): void {
+    const after = this.deps.table.suspectAfterMs;
+    for (const [id, entry] of this.held) {
+      const gone = this.deps.table.get(id) !== entry;
+      if (gone || now - entry.lastBeatMono <= after) this.held.delete(id);
+    }
+  }
+
+  private maybeEndHold(now: number): void {
+    const { config, logger, table } = this.deps;
+    const returned = this.held.size < config.storm.threshold * table.size;
+    const expired = now - this.startedAt >= config.storm.holdMs;
+    if (!returned && !expired) return;
+    this.phaseNow = 'evicting';
+    logger.warn(
+      { event: returned ? 'storm_heartbeats_returned' : 'storm_hold_expired', still_silent: this.held.size },
+      returned
+        ? 'storm protection: heartbeats returned; evicting the instances still silent at a capped rate'
+        : 'storm protection: hold expired; evicting silent instances at a capped rate',
+    );
+  }
+
+  private async evict(now: number): Promise<void> {
+    const { config, store, metrics, logger } = this.deps;
+    if (now - this.lastEvictionAt < config.heartbeatIntervalMs) return;
+    this.lastEvictionAt = now;
+    const batch = [...this.held.values()].slice(0, config.storm.maxEvictionsPerInterval);
+    for (const entry of batch) this.held.delete(entry.instanceId);
+    await Promise.all(batch.map((entry) => store.revokeLease(entry.leaseId)));
+    metrics.evictions.inc(batch.length);
+    logger.warn(
+      { event: 'storm_evicted', evicted: batch.map((entry) => entry.instanceId), remaining: this.held.size },
+      'storm protection: evicted silent instances',
+    );
+  }
+
+  private async keepHeld(now: number): Promise<void> {
+    // Leases last heartbeat_timeout; refreshing once per interval keeps them well clear of expiry.
+    if (now - this.lastKeptAt < this.deps.config.heartbeatIntervalMs) return;
+    this.lastKeptAt = now;
+    const entries = [...this.held.values()];
+    const results = await Promise.all(entries.map((entry) => this.deps.store.keepAlive(entry.leaseId)));
+    results.forEach((result, index) => {
+      if (!result.ok) this.held.delete(entries[index]!.instanceId);
+    });
+  }
+
+  private finish(reason: string): void {
+    this.phaseNow = 'idle';
+    this.deps.metrics.stormActive.set(0);
+    this.deps.logger.info({ event: 'storm_ended', reason }, 'storm protection ended');
+  }
+}

@@ -1,0 +1,1 @@
+export { type HeartbeatOutcome, RegistryMetrics, type StateCounts } from './registry-metrics.js';

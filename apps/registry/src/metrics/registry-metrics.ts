@@ -1,0 +1,101 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+
+/** The heartbeat outcomes counted in `reach_registry_heartbeats_total`. */
+export type HeartbeatOutcome = 'accepted' | 'stale' | 'unknown' | 'invalid_token';
+
+/** Live instance counts by liveness state, read at scrape time. */
+export type StateCounts = () => Record<'healthy' | 'suspect', number>;
+
+/** The registry's Prometheus metrics, on a registry of their own (never prom-client's global one). */
+export class RegistryMetrics {
+  readonly registry = new Registry();
+  readonly registrations = new Counter({
+    name: 'reach_registry_registrations_total',
+    help: 'Registration attempts by result (ok or the error code).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly deregistrations = new Counter({
+    name: 'reach_registry_deregistrations_total',
+    help: 'Graceful deregistrations.',
+    registers: [this.registry],
+  });
+  readonly stormActive = new Gauge({
+    name: 'reach_registry_storm_active',
+    help: '1 while storm protection holds silent instances, else 0.',
+    registers: [this.registry],
+  });
+  readonly stormEvents = new Counter({
+    name: 'reach_registry_storm_events_total',
+    help: 'Times storm protection started.',
+    registers: [this.registry],
+  });
+  readonly stormHeld = new Gauge({
+    name: 'reach_registry_storm_held_instances',
+    help: 'Silent instances whose records storm protection keeps alive right now.',
+    registers: [this.registry],
+  });
+  readonly evictions = new Counter({
+    name: 'reach_registry_evictions_total',
+    help: 'Instances the leader evicted (revoked) after a storm hold.',
+    registers: [this.registry],
+  });
+  readonly httpRequests = new Counter({
+    name: 'reach_registry_http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly heartbeats: Counter<'outcome'>;
+
+  // Heartbeats are the hot path: count them in plain fields and hand them to prom-client at scrape time.
+  private readonly pendingHeartbeats: Record<HeartbeatOutcome, number> = {
+    accepted: 0,
+    stale: 0,
+    unknown: 0,
+    invalid_token: 0,
+  };
+
+  constructor(stateCounts: StateCounts, isLeader: () => boolean) {
+    const pending = this.pendingHeartbeats;
+    this.heartbeats = new Counter({
+      name: 'reach_registry_heartbeats_total',
+      help: 'Heartbeats by outcome.',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const outcome of Object.keys(pending) as HeartbeatOutcome[]) {
+          if (pending[outcome] > 0) this.inc({ outcome }, pending[outcome]);
+          pending[outcome] = 0;
+        }
+      },
+    });
+    new Gauge({
+      name: 'reach_registry_instances',
+      help: 'Live instances by liveness state.',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [state, count] of Object.entries(stateCounts())) this.set({ state }, count);
+      },
+    });
+    new Gauge({
+      name: 'reach_registry_leader',
+      help: '1 when this replica leads (runs sweeps), else 0.',
+      registers: [this.registry],
+      collect() {
+        this.set(isLeader() ? 1 : 0);
+      },
+    });
+  }
+
+  /** Counts one heartbeat outcome (cheap: no label lookup on the hot path). */
+  countHeartbeat(outcome: HeartbeatOutcome): void {
+    this.pendingHeartbeats[outcome]++;
+  }
+
+  /** The exposition text for `GET /metrics`. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

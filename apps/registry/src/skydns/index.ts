@@ -1,0 +1,9 @@
+export {
+  DEFAULT_SRV_PRIORITY,
+  GENERIC_SERVICE,
+  type SkydnsEntry,
+  type SkydnsService,
+  type SrvWeights,
+  skydnsEntries,
+} from './skydns-entries.js';
+export { skydnsName, skydnsPath } from './skydns-path.js';

@@ -1,0 +1,78 @@
+import { publishedCapabilities } from '@agent-reach/sdk/protocol';
+import type { InstanceRecord } from '../store/records.js';
+import { skydnsPath } from './skydns-path.js';
+
+/** A SkyDNS service message, as CoreDNS's etcd plugin decodes it (`msg.Service`). */
+export interface SkydnsService {
+  host?: string;
+  port?: number;
+  priority?: number;
+  weight?: number;
+  text?: string;
+  ttl: number;
+}
+
+/** SRV priority and weight overrides; the leader republishes them from health and load. */
+export interface SrvWeights {
+  /** @default 10 */
+  priority?: number;
+  /** @default the declaration's priority (at least 1) */
+  weight?: number;
+  /** Per capability overrides of the two above. */
+  byCapability?: Readonly<Record<string, { priority?: number; weight?: number }>>;
+}
+
+/** One key of the `/skydns/` projection and its JSON value. */
+export interface SkydnsEntry {
+  key: string;
+  value: string;
+}
+
+/** The SRV priority used unless the leader publishes another. */
+export const DEFAULT_SRV_PRIORITY = 10;
+/** The SRV owner label that lists every live instance. */
+export const GENERIC_SERVICE = 'agent';
+
+const clampU16 = (value: number, min: number): number => Math.min(65_535, Math.max(min, Math.round(value)));
+
+/**
+ * The SkyDNS messages of one instance: its address (A/AAAA), one role SRV per published capability,
+ * the generic `_agent._tcp` SRV, and one TXT per capability under `_index._agents` (deduplicated by CoreDNS).
+ */
+export function skydnsEntries(
+  record: InstanceRecord,
+  zone: string,
+  ttlSec: number,
+  weights: SrvWeights = {},
+): SkydnsEntry[] {
+  const instance = record.instance_id;
+  const target = `${instance}.${zone}`;
+  const ttl = Math.max(1, Math.round(ttlSec));
+  const srv = (capability: string): string => {
+    const override = weights.byCapability?.[capability];
+    const service: SkydnsService = {
+      host: target,
+      port: record.endpoint.port,
+      priority: clampU16(override?.priority ?? weights.priority ?? DEFAULT_SRV_PRIORITY, 0),
+      weight: clampU16(override?.weight ?? weights.weight ?? record.declaration.priority, 1),
+      ttl,
+    };
+    return JSON.stringify(service);
+  };
+  const entries: SkydnsEntry[] = [
+    {
+      key: skydnsPath(target),
+      value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
+    },
+    { key: skydnsPath(`${instance}._${GENERIC_SERVICE}._tcp.${zone}`), value: srv(GENERIC_SERVICE) },
+  ];
+  for (const capability of publishedCapabilities(record.declaration)) {
+    if (capability === GENERIC_SERVICE) continue;
+    entries.push({ key: skydnsPath(`${instance}._${capability}._tcp.${zone}`), value: srv(capability) });
+    entries.push({
+      key: skydnsPath(`${instance}._${capability}._index._agents.${zone}`),
+      value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
+    });
+  }
+  return entries;
+}
