@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { WatchEvent } from '../store.js';
+import { openEmbeddedStore } from './embedded-store.js';
+import { journalFileFor } from './journal-lock.js';
+import { ManualClock } from './manual-clock.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reach-embedded-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('EmbeddedStore on a manual clock', () => {
+  it('gives restored leases a fresh full TTL', async () => {
+    const clock = new ManualClock();
+    const first = await openEmbeddedStore({ path: dir, clock });
+    const lease = await first.grantLease(10_000);
+    await first.commit({ puts: [{ key: '/reach/instances/a', value: 'a', lease }] });
+    clock.advance(9_000);
+    await first.close();
+    const second = await openEmbeddedStore({ path: dir, clock });
+    clock.advance(9_000);
+    expect(await second.get('/reach/instances/a')).toBe('a');
+    clock.advance(1_000);
+    expect(await second.get('/reach/instances/a')).toBeNull();
+    expect(await second.keepAlive(lease)).toEqual({ ok: false, error: 'lease_not_found' });
+    await second.close();
+  });
+
+  it('deletes expired keys through a watch in one batch, and remembers the expiry on disk', async () => {
+    const clock = new ManualClock();
+    const store = await openEmbeddedStore({ path: dir, clock });
+    const lease = await store.grantLease(1_000);
+    await store.commit({
+      puts: [
+        { key: '/x/a', value: '1', lease },
+        { key: '/x/b', value: '2', lease },
+      ],
+    });
+    const batches: WatchEvent[][] = [];
+    await store.watch('/x/', (events) => batches.push(events));
+    clock.advance(1_000);
+    expect(batches).toEqual([]); // never delivered inside the timer callback
+    await tick();
+    expect(batches).toEqual([
+      [
+        { type: 'delete', key: '/x/a' },
+        { type: 'delete', key: '/x/b' },
+      ],
+    ]);
+    await store.close();
+    const again = await openEmbeddedStore({ path: dir, clock });
+    expect(await again.list('/x/')).toEqual([]);
+    await again.close();
+  });
+
+  it('never writes a keep-alive to the journal', async () => {
+    const clock = new ManualClock();
+    const store = await openEmbeddedStore({ path: dir, clock });
+    const lease = await store.grantLease(1_000);
+    await store.flush();
+    const file = journalFileFor(dir);
+    const before = await readFile(file, 'utf8');
+    for (let i = 0; i < 100; i++) expect((await store.keepAlive(lease)).ok).toBe(true);
+    await store.flush();
+    expect(await readFile(file, 'utf8')).toBe(before);
+    await store.close();
+  });
+
+  it('refuses to open a journal another open store holds', async () => {
+    const store = await openEmbeddedStore({ path: dir });
+    await expect(openEmbeddedStore({ path: dir })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await store.close();
+    const reopened = await openEmbeddedStore({ path: dir });
+    await reopened.close();
+  });
+
+  it('rejects bad input with BAD_REQUEST', async () => {
+    const store = await openEmbeddedStore({ path: dir });
+    await expect(store.grantLease(0)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(store.grantLease(Number.NaN)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(store.commit({ puts: [{ key: '', value: 'x' }] })).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    await expect(
+      store.commit({ puts: [{ key: '/a', value: 1 as unknown as string }] }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await store.close();
+  });
+
+  it('makes the next candidate leader after resign, and tells it', async () => {
+    const store = await openEmbeddedStore({ path: dir });
+    const a = await store.campaign('e', 'a');
+    const b = await store.campaign('e', 'b');
+    const seen: boolean[] = [];
+    b.onChange((v) => seen.push(v));
+    await a.resign();
+    await tick();
+    expect(seen).toEqual([true]);
+    await store.close();
+    await tick();
+    expect(seen).toEqual([true, false]);
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal, readJournal } from './journal.js';
+import { journalFileFor } from './journal-lock.js';
+import type { JournalSnapshot } from './journal-records.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reach-journal-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const empty = (): JournalSnapshot => ({ nextLease: 5, leases: [], kv: [] });
+
+describe('journalFileFor', () => {
+  it('uses a .json path as the base name, and a directory otherwise', () => {
+    expect(journalFileFor('./data/registry.json')).toBe('data/registry.journal.jsonl');
+    expect(journalFileFor('./data')).toBe('data/registry.journal.jsonl');
+  });
+});
+
+describe('Journal', () => {
+  it('starts with a snapshot and appends records within the flush interval', async () => {
+    const file = join(dir, 'j.jsonl');
+    const journal = await Journal.create(file, { snapshot: empty, flushIntervalMs: 20 });
+    journal.append({ t: 'grant', l: '5', ttl: 1000 });
+    expect((await readJournal(file)).length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await readJournal(file)).toEqual([
+      { t: 'snap', next: 5, leases: [] },
+      { t: 'grant', l: '5', ttl: 1000 },
+    ]);
+    await journal.close();
+    expect(() => journal.append({ t: 'revoke', l: '5' })).toThrow(/closed/);
+  });
+
+  it('rewrites itself as a snapshot once it has grown enough', async () => {
+    const file = join(dir, 'j.jsonl');
+    const state: JournalSnapshot = { nextLease: 1, leases: [], kv: [] };
+    const journal = await Journal.create(file, { snapshot: () => state, compactMinBytes: 500 });
+    for (let i = 0; i < 100; i++) {
+      state.kv = [['/k', String(i)]];
+      journal.append({ t: 'commit', p: [['/k', String(i)]] });
+      if (i % 10 === 9) await journal.flush();
+    }
+    await journal.close();
+    const records = await readJournal(file);
+    expect(records.length).toBeLessThan(25);
+    expect(records[0]?.t).toBe('snap');
+    const text = await readFile(file, 'utf8');
+    expect(text.endsWith('[["/k","99"]]}\n')).toBe(true);
+  });
+
+  it('drops a torn last line but refuses a damaged middle line', async () => {
+    const file = join(dir, 'j.jsonl');
+    await writeFile(file, '{"t":"grant","l":"1","ttl":1000}\n{"t":"commit","p":[["/a"');
+    expect(await readJournal(file)).toEqual([{ t: 'grant', l: '1', ttl: 1000 }]);
+    await writeFile(file, '{"t":"grant","l":"1","ttl":1000}\nnot json\n{"t":"revoke","l":"1"}\n');
+    await expect(readJournal(file)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+  });
+
+  it('reads an absent journal as empty', async () => {
+    expect(await readJournal(join(dir, 'none.jsonl'))).toEqual([]);
+  });
+});

@@ -1,0 +1,185 @@
+import { type FileHandle, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ReachError } from '@agent-reach/sdk/protocol';
+import { type JournalRecord, type JournalSnapshot, parseJournal, snapshotLines } from './journal-records.js';
+
+/** How the journal batches, syncs and compacts. */
+export interface JournalOptions {
+  /** Captures the whole state synchronously; called when the journal is rewritten. */
+  snapshot: () => JournalSnapshot;
+  /** Longest time an appended record waits in memory before it is written. @default 100 */
+  flushIntervalMs?: number;
+  /** Longest time a written record waits for fsync (the seed's batch sync). @default 1000 */
+  syncIntervalMs?: number;
+  /** The journal is rewritten as a snapshot once it grew by this much and by twice the last snapshot. @default 4 MiB */
+  compactMinBytes?: number;
+  /** Told about a failed background write; later appends fail with STORE_UNAVAILABLE. */
+  onError?: (error: unknown) => void;
+}
+
+/** Reads every record of the journal at `file`; an absent file is an empty journal. */
+export async function readJournal(file: string): Promise<JournalRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new ReachError('STORE_UNAVAILABLE', `cannot read registry journal ${file}`, { cause: error });
+  }
+  return parseJournal(text, file);
+}
+
+/**
+ * An append-only JSON-lines journal: records gather in memory and are written in batches at least
+ * every `flushIntervalMs`; it is rewritten as a snapshot when it grows, and flushed and synced on close.
+ */
+export class Journal {
+  readonly #file: string;
+  readonly #opts: Required<Omit<JournalOptions, 'onError'>> & Pick<JournalOptions, 'onError'>;
+  #handle: FileHandle | undefined;
+  #buffer: string[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #flushTimer: NodeJS.Timeout | undefined;
+  #syncTimer: NodeJS.Timeout | undefined;
+  #unsynced = false;
+  #bytesSinceSnapshot = 0;
+  #snapshotBytes = 0;
+  #failure: unknown;
+  #closed = false;
+
+  private constructor(file: string, options: JournalOptions) {
+    this.#file = file;
+    this.#opts = { flushIntervalMs: 100, syncIntervalMs: 1000, compactMinBytes: 4 * 1024 * 1024, ...options };
+  }
+
+  /** Starts a journal at `file` by writing the current state as a fresh snapshot. */
+  static async create(file: string, options: JournalOptions): Promise<Journal> {
+    const journal = new Journal(file, options);
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      await journal.#rewrite(options.snapshot());
+    } catch (error) {
+      throw new ReachError('STORE_UNAVAILABLE', `cannot write registry journal ${file}`, { cause: error });
+    }
+    return journal;
+  }
+
+  /** Queues one record; it reaches the file within `flushIntervalMs`. */
+  append(record: JournalRecord): void {
+    if (this.#failure !== undefined) {
+      throw new ReachError('STORE_UNAVAILABLE', `registry journal ${this.#file} cannot be written`, {
+        cause: this.#failure,
+      });
+    }
+    if (this.#closed) throw new ReachError('STORE_UNAVAILABLE', 'the registry store is closed');
+    this.#buffer.push(`${JSON.stringify(record)}\n`);
+    this.#flushTimer ??= setTimeout(() => this.#enqueueFlush(), this.#opts.flushIntervalMs).unref();
+  }
+
+  /** Writes and syncs everything appended so far. */
+  async flush(): Promise<void> {
+    this.#enqueueFlush();
+    this.#chain = this.#chain.then(() => this.#sync());
+    await this.#chain;
+    if (this.#failure !== undefined) {
+      throw new ReachError('STORE_UNAVAILABLE', `registry journal ${this.#file} cannot be written`, {
+        cause: this.#failure,
+      });
+    }
+  }
+
+  /** Flushes, syncs and closes the file; later appends fail. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.flush();
+    } finally {
+      this.#closed = true;
+      if (this.#syncTimer !== undefined) clearTimeout(this.#syncTimer);
+      await this.#handle?.close().catch(() => undefined);
+      this.#handle = undefined;
+    }
+  }
+
+  #enqueueFlush(): void {
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.#chain = this.#chain.then(() => this.#guard(() => this.#writeBuffered()));
+  }
+
+  async #guard(step: () => Promise<void>): Promise<void> {
+    if (this.#failure !== undefined || this.#handle === undefined) return;
+    try {
+      await step();
+    } catch (error) {
+      this.#failure = error;
+      this.#opts.onError?.(error);
+    }
+  }
+
+  async #writeBuffered(): Promise<void> {
+    if (this.#buffer.length === 0) return;
+    const text = this.#buffer.join('');
+    this.#buffer = [];
+    await this.#handle!.write(text);
+    this.#bytesSinceSnapshot += Buffer.byteLength(text);
+    this.#unsynced = true;
+    this.#syncTimer ??= setTimeout(() => {
+      this.#chain = this.#chain.then(() => this.#sync());
+    }, this.#opts.syncIntervalMs).unref();
+    const threshold = Math.max(this.#opts.compactMinBytes, 2 * this.#snapshotBytes);
+    if (this.#bytesSinceSnapshot > threshold) {
+      // The snapshot includes every buffered record, so they are dropped with it.
+      const snapshot = this.#opts.snapshot();
+      this.#buffer = [];
+      await this.#rewrite(snapshot);
+    }
+  }
+
+  async #sync(): Promise<void> {
+    if (this.#syncTimer !== undefined) clearTimeout(this.#syncTimer);
+    this.#syncTimer = undefined;
+    if (!this.#unsynced) return;
+    this.#unsynced = false;
+    await this.#guard(() => this.#handle!.datasync());
+  }
+
+  /** Writes `snapshot` to a temporary file, syncs it, and renames it over the journal. */
+  async #rewrite(snapshot: JournalSnapshot): Promise<void> {
+    const tmp = `${this.#file}.tmp`;
+    const out = await open(tmp, 'w');
+    let bytes = 0;
+    try {
+      let pending: string[] = [];
+      for (const line of snapshotLines(snapshot)) {
+        pending.push(line);
+        bytes += Buffer.byteLength(line);
+        if (pending.length >= 64) {
+          await out.write(pending.join(''));
+          pending = [];
+        }
+      }
+      if (pending.length > 0) await out.write(pending.join(''));
+      await out.datasync();
+    } finally {
+      await out.close();
+    }
+    await rename(tmp, this.#file);
+    await syncDirectory(dirname(this.#file));
+    await this.#handle?.close();
+    this.#handle = await open(this.#file, 'a');
+    this.#snapshotBytes = bytes;
+    this.#bytesSinceSnapshot = 0;
+    this.#unsynced = false;
+  }
+}
+
+/** Makes a rename durable: the directory entry itself must reach the disk. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,20 @@
+/** The registry's storage: the RegistryStore interface, its key layout and records, and its implementations. */
+export {
+  type Clock as StoreClock,
+  EmbeddedStore,
+  type EmbeddedStoreOptions,
+  journalFileFor,
+  openEmbeddedStore,
+} from './embedded/index.js';
+export { KEYS } from './keys.js';
+export { InstanceRecord } from './records.js';
+export type {
+  KeyValue,
+  Leadership,
+  LeaseError,
+  LeaseId,
+  PutOp,
+  RegistryStore,
+  Watch,
+  WatchEvent,
+} from './store.js';
