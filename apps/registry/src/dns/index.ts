@@ -1,0 +1,14 @@
+/** The registry's DNS side: the live zone, the authoritative responder and the zone-file export. */
+export { compileDnsOptions, type DnsOptions } from './dns-config.js';
+export { parseIndexTxt } from './index-txt.js';
+export { AGENT_CARD_WELL_KNOWN, instanceSvcParams } from './instance-entry.js';
+export { ZoneNames } from './names.js';
+export { handleMessage, type SnapshotProvider, type Transport } from './packet-handler.js';
+export { type DnsResponder, type DnsResponderOptions, startDnsResponder } from './responder.js';
+export { ADVERTISED_UDP_SIZE } from './response-writer.js';
+export { RRTYPE } from './rr.js';
+export { defaultWeightOf, type SrvWeight, type WeightOf } from './weights.js';
+export { Zone, type ZoneOptions } from './zone.js';
+export { exportZoneFile } from './zone-file.js';
+export { createZoneRoutes } from './zone-routes.js';
+export type { RrSet, ZoneNode, ZoneSnapshot } from './zone-snapshot.js';

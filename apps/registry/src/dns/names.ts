@@ -1,0 +1,64 @@
+import { ReachError } from '@agent-reach/sdk/protocol';
+
+/** An instance label: a DNS host label (RFC 1123) without underscores, lower-case. */
+export const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Labels the zone itself uses below the apex; an instance may not take them. */
+export const RESERVED_LABELS: ReadonlySet<string> = new Set(['ns']);
+
+/** The relative names (without the apex) of every kind of node in the zone. */
+export const ZoneNames = {
+  apex: '',
+  nameServer: 'ns',
+  instance: (label: string) => label,
+  capabilitySvcb: (capability: string) => `_${capability}._agents`,
+  capabilitySrv: (capability: string) => `_${capability}._tcp`,
+  genericSrv: '_agent._tcp',
+  index: '_index._agents',
+} as const;
+
+/** Checks and normalises a zone name (`agents.internal`, no trailing dot, lower-case). */
+export function normaliseZoneName(zone: string): string {
+  const name = zone.toLowerCase().replace(/\.$/, '');
+  const labels = name.split('.');
+  const valid =
+    name.length > 0 &&
+    name.length <= 253 &&
+    labels.every((label) => /^[a-z0-9_](?:[a-z0-9_-]{0,62})$/.test(label));
+  if (!valid)
+    throw new ReachError('INVALID_CONFIG', `invalid config: dns.zone: "${zone}" is not a domain name`);
+  return name;
+}
+
+/** The absolute presentation name (with trailing dot) of a relative name in `apex`. */
+export function absoluteName(relative: string, apex: string): string {
+  return relative === '' ? `${apex}.` : `${relative}.${apex}.`;
+}
+
+/** Wire form of a sequence of ASCII labels, without the terminating root byte. */
+export function labelsToWire(name: string): Buffer {
+  if (name === '') return Buffer.alloc(0);
+  const labels = name.split('.');
+  const out = Buffer.alloc(name.length + 1);
+  let offset = 0;
+  for (const label of labels) {
+    out[offset] = label.length;
+    out.write(label, offset + 1, 'latin1');
+    offset += label.length + 1;
+  }
+  return out;
+}
+
+/** Wire form of a full name (`a.b` or `a.b.`), with the terminating root byte. */
+export function nameToWire(name: string): Buffer {
+  const bare = name.replace(/\.$/, '');
+  return Buffer.concat([labelsToWire(bare), Buffer.from([0])]);
+}
+
+/** Every proper ancestor of a relative name below the apex: `a.b.c` → `b.c`, `c`. */
+export function ancestorsOf(relative: string): string[] {
+  const labels = relative.split('.');
+  const out: string[] = [];
+  for (let i = 1; i < labels.length; i++) out.push(labels.slice(i).join('.'));
+  return out;
+}

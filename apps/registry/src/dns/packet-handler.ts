@@ -1,0 +1,54 @@
+import { answerQuery } from './answer.js';
+import { parseQuery, RCODE } from './query-parser.js';
+import {
+  MAX_TCP_MESSAGE,
+  type Sections,
+  udpLimit,
+  writeHeaderOnly,
+  writeResponse,
+} from './response-writer.js';
+import type { ZoneSnapshot } from './zone-snapshot.js';
+
+/** Anything that can hand out the current zone snapshot (a Zone). */
+export interface SnapshotProvider {
+  snapshot(): ZoneSnapshot;
+}
+
+/** The transport a message came in on: it sets the size limit of the answer. */
+export type Transport = 'udp' | 'tcp';
+
+const BADVERS = 16;
+
+/**
+ * Turns one incoming DNS message into the reply to send, or null when nothing should be sent
+ * (shorter than a header, or itself a response). Never throws, whatever the bytes.
+ */
+export function handleMessage(zone: SnapshotProvider, msg: Buffer, transport: Transport): Buffer | null {
+  let parsed: ReturnType<typeof parseQuery>;
+  try {
+    parsed = parseQuery(msg);
+  } catch {
+    return msg.length >= 12 ? writeHeaderOnly(msg.readUInt16BE(0), msg.readUInt16BE(2), RCODE.FORMERR) : null;
+  }
+  if (parsed.kind === 'drop') return null;
+  if (parsed.kind === 'error') return writeHeaderOnly(parsed.id, parsed.flags, parsed.rcode);
+  const { query } = parsed;
+  const limit = transport === 'udp' ? udpLimit(query) : MAX_TCP_MESSAGE;
+  try {
+    const snapshot = zone.snapshot();
+    if (query.edns !== undefined && query.edns.version !== 0) {
+      const badvers: Sections = {
+        rcode: BADVERS,
+        authoritative: false,
+        answer: [],
+        authority: [],
+        additional: [],
+      };
+      return writeResponse(query, badvers, limit, 0);
+    }
+    return writeResponse(query, answerQuery(snapshot, query), limit, snapshot.apexWireLength);
+  } catch {
+    // A bug of ours, not the client's: say so rather than leave it waiting.
+    return writeHeaderOnly(query.id, query.flags, RCODE.SERVFAIL);
+  }
+}

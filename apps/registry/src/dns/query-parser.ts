@@ -1,0 +1,170 @@
+import { RRTYPE } from './rr.js';
+
+/** The EDNS(0) part of a query (RFC 6891). */
+export interface Edns {
+  udpSize: number;
+  version: number;
+  dnssecOk: boolean;
+}
+
+/** A well-formed standard query. */
+export interface DnsQuery {
+  id: number;
+  /** The header's second 16-bit word as sent (opcode, RD, CD ...). */
+  flags: number;
+  /** The question name exactly as sent, in wire form with its root byte. */
+  qname: Buffer;
+  /** The question name's labels (raw bytes, case as sent). */
+  labels: Buffer[];
+  qtype: number;
+  qclass: number;
+  edns: Edns | undefined;
+}
+
+/** What a message turned out to be: a query to answer, an error to report, or nothing to answer. */
+export type ParsedMessage =
+  | { kind: 'query'; query: DnsQuery }
+  | { kind: 'error'; rcode: number; id: number; flags: number; question?: Buffer; edns?: Edns }
+  | { kind: 'drop' };
+
+/** Response codes used by the responder. */
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
+
+const HEADER = 12;
+const MAX_NAME = 255;
+
+class Malformed extends Error {}
+
+/** Reads an uncompressed name at `offset`; returns its labels and the offset after it. */
+function readQuestionName(msg: Buffer, offset: number): { labels: Buffer[]; next: number } {
+  const labels: Buffer[] = [];
+  let at = offset;
+  for (;;) {
+    if (at >= msg.length) throw new Malformed('name runs past the message');
+    const len = msg[at]!;
+    // A question has nothing before it to point at, and extended label types are obsolete.
+    if (len > 63) throw new Malformed('compressed or extended label in the question');
+    if (at + 1 + len > msg.length) throw new Malformed('label runs past the message');
+    if (at + 1 + len - offset > MAX_NAME) throw new Malformed('name longer than 255 octets');
+    if (len === 0) return { labels, next: at + 1 };
+    labels.push(msg.subarray(at + 1, at + 1 + len));
+    at += 1 + len;
+  }
+}
+
+/** Skips a possibly compressed name in the additional section; pointers may only point backwards. */
+function skipName(msg: Buffer, offset: number): { next: number; root: boolean } {
+  let at = offset;
+  let length = 0;
+  for (let hops = 0; hops < 128; ) {
+    if (at >= msg.length) throw new Malformed('name runs past the message');
+    const len = msg[at]!;
+    if (len === 0) return { next: at + 1, root: at === offset };
+    if ((len & 0xc0) === 0xc0) {
+      if (at + 1 >= msg.length) throw new Malformed('pointer runs past the message');
+      const target = ((len & 0x3f) << 8) | msg[at + 1]!;
+      if (target >= at) throw new Malformed('forward compression pointer');
+      checkPointerChain(msg, target, length, hops + 1);
+      return { next: at + 2, root: false };
+    }
+    if (len > 63) throw new Malformed('extended label type');
+    length += len + 1;
+    if (length > MAX_NAME || at + 1 + len > msg.length) throw new Malformed('bad name');
+    at += 1 + len;
+    hops += 1;
+  }
+  throw new Malformed('name has too many labels');
+}
+
+/** Follows a pointer chain to its end, bounding its length and hops. */
+function checkPointerChain(msg: Buffer, start: number, lengthSoFar: number, hops: number): void {
+  let at = start;
+  let length = lengthSoFar;
+  let limit = at;
+  for (let n = hops; n < 256; n++) {
+    const len = msg[at]!;
+    if (len === 0) return;
+    if ((len & 0xc0) === 0xc0) {
+      if (at + 1 >= msg.length) throw new Malformed('pointer runs past the message');
+      const target = ((len & 0x3f) << 8) | msg[at + 1]!;
+      if (target >= limit) throw new Malformed('compression loop');
+      at = target;
+      limit = target;
+      continue;
+    }
+    if (len > 63) throw new Malformed('extended label type');
+    length += len + 1;
+    if (length > MAX_NAME || at + 1 + len >= msg.length) throw new Malformed('bad name');
+    at += 1 + len;
+  }
+  throw new Malformed('compression chain too long');
+}
+
+function readOpt(msg: Buffer, at: number, rdlength: number, ttlWord: number, udpSize: number): Edns {
+  const end = at + rdlength;
+  let cursor = at;
+  while (cursor < end) {
+    if (cursor + 4 > end) throw new Malformed('truncated EDNS option');
+    const optLen = msg.readUInt16BE(cursor + 2);
+    cursor += 4 + optLen;
+    if (cursor > end) throw new Malformed('EDNS option runs past its RR');
+  }
+  return { udpSize, version: (ttlWord >>> 16) & 0xff, dnssecOk: (ttlWord & 0x8000) !== 0 };
+}
+
+function parseBody(msg: Buffer): { labels: Buffer[]; qnameEnd: number; edns: Edns | undefined } {
+  const { labels, next } = readQuestionName(msg, HEADER);
+  if (next + 4 > msg.length) throw new Malformed('question runs past the message');
+  let at = next + 4;
+  let edns: Edns | undefined;
+  const arcount = msg.readUInt16BE(10);
+  for (let i = 0; i < arcount; i++) {
+    const name = skipName(msg, at);
+    at = name.next;
+    if (at + 10 > msg.length) throw new Malformed('RR header runs past the message');
+    const type = msg.readUInt16BE(at);
+    const rdlength = msg.readUInt16BE(at + 8);
+    if (at + 10 + rdlength > msg.length) throw new Malformed('RDATA runs past the message');
+    if (type === RRTYPE.OPT) {
+      if (edns !== undefined) throw new Malformed('more than one OPT RR');
+      if (!name.root) throw new Malformed('OPT owner is not the root');
+      edns = readOpt(msg, at + 10, rdlength, msg.readUInt32BE(at + 4), msg.readUInt16BE(at + 2));
+    }
+    at += 10 + rdlength;
+  }
+  if (at !== msg.length) throw new Malformed('trailing bytes after the last RR');
+  return { labels, qnameEnd: next, edns };
+}
+
+/** Parses a message from the wire; never throws, whatever the bytes. */
+export function parseQuery(msg: Buffer): ParsedMessage {
+  if (msg.length < HEADER) return { kind: 'drop' };
+  const id = msg.readUInt16BE(0);
+  const flags = msg.readUInt16BE(2);
+  // Never answer a response: two servers could echo each other forever.
+  if ((flags & 0x8000) !== 0) return { kind: 'drop' };
+  const opcode = (flags >> 11) & 0xf;
+  if (opcode !== 0) return { kind: 'error', rcode: RCODE.NOTIMP, id, flags };
+  const counts = [msg.readUInt16BE(4), msg.readUInt16BE(6), msg.readUInt16BE(8)];
+  if (counts[0] !== 1 || counts[1] !== 0 || counts[2] !== 0)
+    return { kind: 'error', rcode: RCODE.FORMERR, id, flags };
+  try {
+    const { labels, qnameEnd, edns } = parseBody(msg);
+    const qname = Buffer.from(msg.subarray(HEADER, qnameEnd));
+    const query: DnsQuery = {
+      id,
+      flags,
+      qname,
+      labels: labels.map((label) => Buffer.from(label)),
+      qtype: msg.readUInt16BE(qnameEnd),
+      qclass: msg.readUInt16BE(qnameEnd + 2),
+      edns,
+    };
+    return { kind: 'query', query };
+  } catch (cause) {
+    if (cause instanceof Malformed || cause instanceof RangeError) {
+      return { kind: 'error', rcode: RCODE.FORMERR, id, flags };
+    }
+    throw cause;
+  }
+}

@@ -1,0 +1,113 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, isIPv6, type Server, type Socket } from 'node:net';
+import { handleMessage, type SnapshotProvider } from './packet-handler.js';
+import { serveTcpConnection } from './tcp-connection.js';
+
+/** Where and how the authoritative responder listens. */
+export interface DnsResponderOptions {
+  /** Usually a Zone. */
+  zone: SnapshotProvider;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** UDP and TCP port; 0 picks a free port (the same one for both). @default 8053 */
+  port?: number;
+  /** @default 10000 */
+  tcpIdleTimeoutMs?: number;
+  /** @default 256 */
+  maxTcpConnections?: number;
+  /** @default 4096 */
+  maxQueryBytes?: number;
+  /** Told about socket errors the responder survives. */
+  onError?: (error: Error) => void;
+}
+
+/** A running responder. */
+export interface DnsResponder {
+  readonly host: string;
+  /** The port it answers on, over both UDP and TCP. */
+  readonly port: number;
+  /** Stops listening and closes every open TCP connection. */
+  stop(): Promise<void>;
+}
+
+function bindUdp(host: string, port: number, onError: (e: Error) => void): Promise<UdpSocket> {
+  const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => {
+      socket.close();
+      reject(error);
+    };
+    socket.once('error', fail);
+    socket.bind(port, host, () => {
+      socket.off('error', fail);
+      socket.on('error', onError);
+      resolve(socket);
+    });
+  });
+}
+
+function listenTcp(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Binds UDP then TCP on the same port; with port 0, retries until both get the same free port. */
+async function bindBoth(
+  host: string,
+  port: number,
+  server: Server,
+  onError: (e: Error) => void,
+): Promise<{ udp: UdpSocket; port: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const udp = await bindUdp(host, port, onError);
+    const bound = udp.address().port;
+    try {
+      await listenTcp(server, host, bound);
+      return { udp, port: bound };
+    } catch (error) {
+      udp.close();
+      if (port !== 0 || attempt >= 20 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    }
+  }
+}
+
+/** Starts the authoritative DNS responder on UDP and TCP; resolves once both are listening. */
+export async function startDnsResponder(options: DnsResponderOptions): Promise<DnsResponder> {
+  const host = options.host ?? '127.0.0.1';
+  const onError = options.onError ?? (() => {});
+  const limits = {
+    idleTimeoutMs: options.tcpIdleTimeoutMs ?? 10_000,
+    maxQueryBytes: options.maxQueryBytes ?? 4096,
+  };
+  const connections = new Set<Socket>();
+  const server = createServer((socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+    serveTcpConnection(socket, limits, (msg) => handleMessage(options.zone, msg, 'tcp'));
+  });
+  server.maxConnections = options.maxTcpConnections ?? 256;
+  server.on('error', onError);
+  const { udp, port } = await bindBoth(host, options.port ?? 8053, server, onError);
+  udp.on('message', (msg, rinfo) => {
+    const reply = handleMessage(options.zone, msg, 'udp');
+    if (reply !== null) udp.send(reply, rinfo.port, rinfo.address, (error) => error && onError(error));
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    host,
+    port,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        udp.close();
+        for (const socket of connections) socket.destroy();
+        server.close(() => resolve());
+      });
+      return stopped;
+    },
+  };
+}

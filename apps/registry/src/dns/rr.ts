@@ -1,0 +1,130 @@
+import { isIPv4 } from 'node:net';
+import { encodeSvcbRdata, formatSvcbPresentation, type SvcbRecord } from '@agent-reach/sdk/svcb';
+import dnsPacket from 'dns-packet';
+
+/** RR type codes this zone publishes or answers for. */
+export const RRTYPE = {
+  A: 1,
+  NS: 2,
+  SOA: 6,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+  OPT: 41,
+  SVCB: 64,
+  HTTPS: 65,
+  IXFR: 251,
+  AXFR: 252,
+  MAILB: 253,
+  MAILA: 254,
+  ANY: 255,
+} as const;
+
+/** Mnemonic of each type the zone holds, for zone files. */
+export const RRTYPE_NAME: Readonly<Record<number, string>> = {
+  1: 'A',
+  2: 'NS',
+  6: 'SOA',
+  16: 'TXT',
+  28: 'AAAA',
+  33: 'SRV',
+  64: 'SVCB',
+  65: 'HTTPS',
+};
+
+/** One resource record's data: wire RDATA, its presentation text, and the in-zone name whose address is glue. */
+export interface ZoneRr {
+  readonly rdata: Buffer;
+  readonly text: string;
+  /** Relative name whose A/AAAA records belong in the additional section. */
+  readonly glue?: string;
+}
+
+interface RdataCodec {
+  encode(data: unknown): Buffer;
+}
+
+// dns-packet's own typings omit its per-type codecs; they prefix RDATA with RDLENGTH, which we drop.
+const record = (dnsPacket as unknown as { record(type: string): RdataCodec }).record;
+const rdataOf = (type: string, data: unknown): Buffer => record(type).encode(data).subarray(2);
+
+/** An A or AAAA record for an IP address, whichever family it is. */
+export function addressRr(ip: string): { type: number; rr: ZoneRr } {
+  if (isIPv4(ip)) return { type: RRTYPE.A, rr: { rdata: rdataOf('A', ip), text: ip } };
+  return { type: RRTYPE.AAAA, rr: { rdata: rdataOf('AAAA', ip), text: ip } };
+}
+
+/** An SRV record; `target` is absolute (trailing dot), `glue` its relative name in the zone. */
+export function srvRr(srv: {
+  priority: number;
+  weight: number;
+  port: number;
+  target: string;
+  glue?: string;
+}): ZoneRr {
+  const data = { priority: srv.priority, weight: srv.weight, port: srv.port, target: srv.target };
+  return {
+    rdata: rdataOf('SRV', data),
+    text: `${srv.priority} ${srv.weight} ${srv.port} ${srv.target}`,
+    ...(srv.glue === undefined ? {} : { glue: srv.glue }),
+  };
+}
+
+/** An NS record pointing at an absolute name. */
+export function nsRr(target: string, glue?: string): ZoneRr {
+  return { rdata: rdataOf('NS', target), text: target, ...(glue === undefined ? {} : { glue }) };
+}
+
+/** SOA fields; names absolute. */
+export interface SoaFields {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
+/** The apex SOA record. */
+export function soaRr(soa: SoaFields): ZoneRr {
+  return {
+    rdata: rdataOf('SOA', soa),
+    text: `${soa.mname} ${soa.rname} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`,
+  };
+}
+
+/** Quotes one character-string for a zone file: `"` and `\` escaped, non-printable bytes as `\DDD`. */
+export function quoteCharString(bytes: Buffer): string {
+  let out = '"';
+  for (const byte of bytes) {
+    if (byte === 0x22 || byte === 0x5c) out += `\\${String.fromCharCode(byte)}`;
+    else if (byte < 0x20 || byte > 0x7e) out += `\\${String(byte).padStart(3, '0')}`;
+    else out += String.fromCharCode(byte);
+  }
+  return `${out}"`;
+}
+
+/** A TXT record of character-strings, each at most 255 bytes. */
+export function txtRr(strings: readonly string[]): ZoneRr {
+  const chunks = strings.map((s) => Buffer.from(s, 'utf8'));
+  if (chunks.some((c) => c.length > 255)) throw new RangeError('a TXT character-string is at most 255 bytes');
+  return { rdata: rdataOf('TXT', chunks), text: chunks.map(quoteCharString).join(' ') };
+}
+
+/** An SVCB record via the RFC 9460 codec; `glue` names the in-zone target (or owner, for target "."). */
+export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
+  return {
+    rdata: encodeSvcbRdata(svcb),
+    text: formatSvcbPresentation(svcb),
+    ...(glue === undefined ? {} : { glue }),
+  };
+}
+
+/** The same SVCB record with another SvcPriority: the priority is the RDATA's first two octets. */
+export function withSvcPriority(rr: ZoneRr, priority: number): ZoneRr {
+  const rdata = Buffer.from(rr.rdata);
+  rdata.writeUInt16BE(priority, 0);
+  const text = `${priority}${rr.text.slice(rr.text.indexOf(' '))}`;
+  return { rdata, text, ...(rr.glue === undefined ? {} : { glue: rr.glue }) };
+}

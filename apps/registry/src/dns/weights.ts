@@ -1,0 +1,28 @@
+import type { InstanceRecord } from '../store/records.js';
+
+/** SRV priority/weight (and SVCB SvcPriority) for one instance, optionally per capability. */
+export interface SrvWeight {
+  priority: number;
+  weight: number;
+}
+
+/**
+ * Chooses an instance's SRV priority and weight; `capability` is undefined for the generic
+ * `_agent._tcp` records. A routing component may replace it to publish dynamic weights.
+ */
+export type WeightOf = (record: InstanceRecord, capability?: string) => SrvWeight;
+
+/** Priority 10 for everyone; weight from the declaration's priority (0-100), at least 1. */
+export const defaultWeightOf: WeightOf = (record) => ({
+  priority: 10,
+  weight: Math.max(1, record.declaration.priority),
+});
+
+const clamp = (value: number, min: number, max: number, fallback: number): number =>
+  Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback;
+
+/** A weight fit for the wire: SRV fields are u16; an SVCB priority of 0 would mean AliasMode, so it is at least 1. */
+export function wireWeight(raw: SrvWeight): { srvPriority: number; svcPriority: number; weight: number } {
+  const srvPriority = clamp(raw.priority, 0, 65_535, 10);
+  return { srvPriority, svcPriority: Math.max(1, srvPriority), weight: clamp(raw.weight, 0, 65_535, 1) };
+}

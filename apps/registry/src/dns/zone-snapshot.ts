@@ -1,0 +1,162 @@
+import { indexTxtStrings } from './index-txt.js';
+import type { InstanceEntry } from './instance-entry.js';
+import { absoluteName, ancestorsOf, labelsToWire, ZoneNames } from './names.js';
+import { addressRr, nsRr, RRTYPE, soaRr, srvRr, txtRr, withSvcPriority, type ZoneRr } from './rr.js';
+import { type WeightOf, wireWeight } from './weights.js';
+
+/** All records of one type at one name. */
+export interface RrSet {
+  readonly type: number;
+  readonly ttl: number;
+  readonly rrs: readonly ZoneRr[];
+}
+
+/** A name that owns records; `wire` is its relative labels in wire form (no root byte). */
+export interface ZoneNode {
+  readonly name: string;
+  readonly wire: Buffer;
+  readonly rrsets: ReadonlyMap<number, RrSet>;
+}
+
+/** An immutable view of the whole zone at one serial; lookups never see a half-applied change. */
+export interface ZoneSnapshot {
+  /** Zone name without trailing dot, lower-case. */
+  readonly apex: string;
+  /** The apex's labels, for matching question names. */
+  readonly apexLabels: readonly string[];
+  /** The apex's wire length including the root byte. */
+  readonly apexWireLength: number;
+  readonly serial: number;
+  readonly ttl: number;
+  /** The apex SOA RRset, also the authority of negative answers. */
+  readonly soa: RrSet;
+  /** Nodes by relative lower-case name; the apex is ''. */
+  readonly nodes: ReadonlyMap<string, ZoneNode>;
+  /** Names that exist only because names below them do (`_tcp`, `_agents`). */
+  readonly emptyNonTerminals: ReadonlySet<string>;
+}
+
+/** SOA timers other than the serial; `minimum` is the negative-caching TTL. */
+export interface SoaTimers {
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
+/** What a snapshot is built from. */
+export interface SnapshotInput {
+  apex: string;
+  ttl: number;
+  serial: number;
+  timers: SoaTimers;
+  /** Address of `ns.<zone>` (the responder), when it has a concrete one. */
+  nameServerAddress?: string | undefined;
+  /** Instances in a stable order (the snapshot keeps it). */
+  entries: readonly InstanceEntry[];
+  weightOf: WeightOf;
+}
+
+class NodeBuilder {
+  private readonly nodes = new Map<string, Map<number, ZoneRr[]>>();
+
+  add(name: string, type: number, rr: ZoneRr): void {
+    let node = this.nodes.get(name);
+    if (node === undefined) {
+      node = new Map();
+      this.nodes.set(name, node);
+    }
+    const list = node.get(type);
+    if (list === undefined) node.set(type, [rr]);
+    else list.push(rr);
+  }
+
+  build(ttl: number): Map<string, ZoneNode> {
+    const out = new Map<string, ZoneNode>();
+    for (const [name, types] of this.nodes) {
+      const rrsets = new Map<number, RrSet>();
+      for (const [type, rrs] of types) rrsets.set(type, { type, ttl, rrs });
+      out.set(name, { name, wire: labelsToWire(name), rrsets });
+    }
+    return out;
+  }
+}
+
+/** Lays the zone out exactly as ARCHITECTURE section 3 says, from pre-encoded instance entries. */
+export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
+  const { apex, ttl } = input;
+  const nodes = new NodeBuilder();
+  const nsName = absoluteName(ZoneNames.nameServer, apex);
+  const soa = soaRr({
+    mname: nsName,
+    rname: absoluteName('hostmaster', apex),
+    serial: input.serial,
+    ...input.timers,
+  });
+  nodes.add(ZoneNames.apex, RRTYPE.SOA, soa);
+  if (input.nameServerAddress !== undefined) {
+    nodes.add(ZoneNames.apex, RRTYPE.NS, nsRr(nsName, ZoneNames.nameServer));
+    const ns = addressRr(input.nameServerAddress);
+    nodes.add(ZoneNames.nameServer, ns.type, ns.rr);
+  } else {
+    nodes.add(ZoneNames.apex, RRTYPE.NS, nsRr(nsName));
+  }
+
+  const capabilities = new Set<string>();
+  for (const entry of input.entries) {
+    nodes.add(entry.name, entry.address.type, entry.address.rr);
+    nodes.add(entry.name, RRTYPE.SVCB, entry.selfSvcb);
+    const generic = wireWeight(input.weightOf(entry.record));
+    nodes.add(
+      ZoneNames.genericSrv,
+      RRTYPE.SRV,
+      srvRr({
+        priority: generic.srvPriority,
+        weight: generic.weight,
+        port: entry.port,
+        target: entry.target,
+        glue: entry.name,
+      }),
+    );
+    for (const capability of entry.capabilities) {
+      capabilities.add(capability);
+      const w = wireWeight(input.weightOf(entry.record, capability));
+      nodes.add(
+        ZoneNames.capabilitySvcb(capability),
+        RRTYPE.SVCB,
+        withSvcPriority(entry.indexSvcb, w.svcPriority),
+      );
+      // `_agent._tcp` is the generic index; a capability named `agent` is already inside it.
+      if (ZoneNames.capabilitySrv(capability) === ZoneNames.genericSrv) continue;
+      nodes.add(
+        ZoneNames.capabilitySrv(capability),
+        RRTYPE.SRV,
+        srvRr({
+          priority: w.srvPriority,
+          weight: w.weight,
+          port: entry.port,
+          target: entry.target,
+          glue: entry.name,
+        }),
+      );
+    }
+  }
+  for (const strings of indexTxtStrings([...capabilities].sort()))
+    nodes.add(ZoneNames.index, RRTYPE.TXT, txtRr(strings));
+
+  const built = nodes.build(ttl);
+  const emptyNonTerminals = new Set<string>();
+  for (const name of built.keys()) {
+    for (const ancestor of ancestorsOf(name)) if (!built.has(ancestor)) emptyNonTerminals.add(ancestor);
+  }
+  return {
+    apex,
+    apexLabels: apex.split('.'),
+    apexWireLength: apex.length + 2,
+    serial: input.serial,
+    ttl,
+    soa: built.get(ZoneNames.apex)!.rrsets.get(RRTYPE.SOA)!,
+    nodes: built,
+    emptyNonTerminals,
+  };
+}

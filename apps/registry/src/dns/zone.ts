@@ -1,0 +1,137 @@
+import type { ReachError } from '@agent-reach/sdk/protocol';
+import type { InstanceChanges, InstanceSource } from '../instances/instance-source.js';
+import type { InstanceRecord } from '../store/records.js';
+import { type InstanceEntry, instanceEntry } from './instance-entry.js';
+import { normaliseZoneName } from './names.js';
+import { defaultWeightOf, type WeightOf } from './weights.js';
+import { buildSnapshot, type SoaTimers, type ZoneSnapshot } from './zone-snapshot.js';
+
+/** How the zone is named and timed. */
+export interface ZoneOptions {
+  /** Zone name, e.g. `agents.internal`. */
+  zone: string;
+  /** TTL of every record, in seconds; follows the heartbeat timeout. */
+  ttlSeconds: number;
+  /** Address published for `ns.<zone>` (the responder's), if it has a concrete one. */
+  nameServerAddress?: string | undefined;
+  /** @default priority 10, weight max(1, declaration priority) */
+  weightOf?: WeightOf;
+  /** SOA timers other than serial and minimum. @default refresh 3600, retry 600, expire 86400 */
+  timers?: Partial<Omit<SoaTimers, 'minimum'>>;
+  /** Wall-clock milliseconds, for SOA serials that keep increasing across restarts. @default Date.now */
+  wallNow?: () => number;
+  /** Told about registrations that cannot be published (and are left out). */
+  onSkip?: (instanceId: string, error: ReachError) => void;
+}
+
+const U32 = 2 ** 32;
+
+/**
+ * The live DNS zone: kept current from an InstanceSource's change stream (never by polling).
+ * Instances are encoded once per change; the lookup snapshot is rebuilt lazily on the next read.
+ */
+export class Zone {
+  readonly apex: string;
+  private readonly ttl: number;
+  private readonly timers: SoaTimers;
+  private readonly nameServerAddress: string | undefined;
+  private readonly wallNow: () => number;
+  private readonly onSkip: (instanceId: string, error: ReachError) => void;
+  private weightOf: WeightOf;
+  private readonly entries = new Map<string, InstanceEntry>();
+  private readonly listeners = new Set<(serial: number) => void>();
+  private readonly unsubscribe: () => void;
+  private currentSerial: number;
+  private cached: ZoneSnapshot | undefined;
+
+  constructor(source: InstanceSource, options: ZoneOptions) {
+    this.apex = normaliseZoneName(options.zone);
+    this.ttl = Math.max(1, Math.round(options.ttlSeconds));
+    this.timers = { refresh: 3600, retry: 600, expire: 86_400, ...options.timers, minimum: this.ttl };
+    this.nameServerAddress = options.nameServerAddress;
+    this.wallNow = options.wallNow ?? Date.now;
+    this.onSkip = options.onSkip ?? (() => {});
+    this.weightOf = options.weightOf ?? defaultWeightOf;
+    this.currentSerial = Math.floor(this.wallNow() / 1000) % U32;
+    // Subscribe before reading the snapshot so no change falls between the two.
+    this.unsubscribe = source.subscribe((changes) => this.apply(changes));
+    for (const record of source.all()) this.put(record);
+  }
+
+  /** The current SOA serial; it increases on every change. */
+  get serial(): number {
+    return this.currentSerial;
+  }
+
+  /** The zone as it is now; cheap when nothing changed since the last call. */
+  snapshot(): ZoneSnapshot {
+    if (this.cached === undefined) {
+      const entries = [...this.entries.values()].sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
+      this.cached = buildSnapshot({
+        apex: this.apex,
+        ttl: this.ttl,
+        serial: this.currentSerial,
+        timers: this.timers,
+        nameServerAddress: this.nameServerAddress,
+        entries,
+        weightOf: this.weightOf,
+      });
+    }
+    return this.cached;
+  }
+
+  /** Replaces the weight function and republishes every SRV/SVCB priority and weight. */
+  setWeightOf(weightOf: WeightOf): void {
+    this.weightOf = weightOf;
+    this.weightsChanged();
+  }
+
+  /** Republishes priorities and weights (the weight function's inputs changed). */
+  weightsChanged(): void {
+    this.changed();
+  }
+
+  /** Calls `listener` with the new serial after each change; returns an unsubscribe function. */
+  onChange(listener: (serial: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops following the source. */
+  close(): void {
+    this.unsubscribe();
+    this.listeners.clear();
+  }
+
+  private apply(changes: InstanceChanges): void {
+    for (const id of changes.deleted) this.entries.delete(id);
+    for (const record of changes.put) this.put(record);
+    this.changed();
+  }
+
+  private put(record: InstanceRecord): void {
+    const entry = instanceEntry(record, this.apex);
+    if (entry.ok) {
+      this.entries.set(record.instance_id, entry.value);
+      return;
+    }
+    this.entries.delete(record.instance_id);
+    this.onSkip(record.instance_id, entry.error);
+  }
+
+  private changed(): void {
+    // Wall-clock seconds when they are ahead, so serials keep rising across restarts.
+    const next = Math.max(this.currentSerial + 1, Math.floor(this.wallNow() / 1000));
+    this.currentSerial = next % U32;
+    this.cached = undefined;
+    for (const listener of this.listeners) {
+      try {
+        listener(this.currentSerial);
+      } catch {
+        // A failing observer must not stop the zone from following the source.
+      }
+    }
+  }
+}
