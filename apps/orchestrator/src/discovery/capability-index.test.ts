@@ -1,0 +1,217 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildAgentCard, Declaration } from '@agent-reach/sdk/protocol';
+import { withAgentCard } from '@agent-reach/sdk/svcb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CapabilityIndex } from './capability-index.js';
+import { cardDigest } from './card-fetcher.js';
+import { UdpDnsClient } from './dns-client.js';
+import { FakeDnsServer, type FakeRecord } from './fake-dns-server.js';
+import { httpHealthCheck } from './health-probe.js';
+
+const ZONE = 'agents.internal';
+
+interface FakeAgent {
+  name: string;
+  port: number;
+  sha: string;
+  health: 'ok' | 'draining' | 'hang';
+  server: Server;
+}
+
+async function startAgent(
+  name: string,
+  serves: string[],
+  health: FakeAgent['health'] = 'ok',
+): Promise<FakeAgent> {
+  const agent = { name, port: 0, sha: '', health, server: createServer() } as FakeAgent;
+  await new Promise<void>((r) => agent.server.listen(0, '127.0.0.1', r));
+  agent.port = (agent.server.address() as AddressInfo).port;
+  const decl = Declaration.parse({ agent_name: name, domain: 'demo', capabilities: { work: { serves } } });
+  const bytes = Buffer.from(
+    JSON.stringify(
+      buildAgentCard(decl, { host: '127.0.0.1', port: agent.port, scheme: 'http', alpn: ['http/1.1'] }),
+    ),
+  );
+  agent.sha = cardDigest(bytes);
+  agent.server.on('request', (req, res) => {
+    if (req.url === '/.well-known/agent-card.json') return res.end(bytes);
+    if (req.url === '/health') {
+      if (agent.health === 'hang') return;
+      return res.end(JSON.stringify({ status: agent.health }));
+    }
+    res.statusCode = 404;
+    res.end();
+  });
+  return agent;
+}
+
+function svcb(cap: string, a: FakeAgent, sha = a.sha, priority = 1): FakeRecord {
+  const url = `http://127.0.0.1:${a.port}/.well-known/agent-card.json`;
+  return {
+    type: 'SVCB',
+    name: `_${cap}._agents.${ZONE}`,
+    record: {
+      priority,
+      target: `${a.name}.${ZONE}.`,
+      params: withAgentCard(
+        { alpn: ['http/1.1'], port: a.port, ipv4hint: ['127.0.0.1'] },
+        { url, sha256: sha, wellKnown: 'agent-card.json' },
+      ),
+    },
+  };
+}
+
+const srv = (owner: string, a: FakeAgent, priority = 10, weight = 10): FakeRecord => ({
+  type: 'SRV',
+  name: owner,
+  priority,
+  weight,
+  port: a.port,
+  target: `${a.name}.${ZONE}`,
+});
+const aRec = (a: FakeAgent): FakeRecord => ({ type: 'A', name: `${a.name}.${ZONE}`, address: '127.0.0.1' });
+
+describe('CapabilityIndex over DNS', () => {
+  const dns = new FakeDnsServer();
+  const agents: FakeAgent[] = [];
+  beforeAll(() => dns.start());
+  afterAll(() => dns.stop());
+  afterEach(async () => {
+    await Promise.all(agents.splice(0).map((a) => new Promise((r) => a.server.close(r))));
+    dns.records = [];
+    dns.withAdditionals = true;
+  });
+
+  function index(catalog: string[]) {
+    return new CapabilityIndex({
+      dns: new UdpDnsClient({ host: '127.0.0.1', port: dns.port }),
+      zone: ZONE,
+      dnsServer: `127.0.0.1:${dns.port}`,
+      catalog,
+      checkHealth: httpHealthCheck(300),
+    });
+  }
+
+  async function agent(name: string, serves: string[], health: FakeAgent['health'] = 'ok') {
+    const a = await startAgent(name, serves, health);
+    agents.push(a);
+    return a;
+  }
+
+  it('uses SVCB first and records the source', async () => {
+    const w = await agent('writer-1', ['writing']);
+    dns.records = [svcb('writing', w), srv(`_writing._tcp.${ZONE}`, w), aRec(w)];
+    const d = await index(['writing']).discover();
+    const view = d.view.capabilities.writing!;
+    expect(view).toMatchObject({ source: 'svcb', available: true, reason: null });
+    expect(view.candidates.map((c) => c.endpoint)).toEqual([`127.0.0.1:${w.port}`]);
+    expect(d.view.stats.dns_queries).toBe(1);
+  });
+
+  it('falls back to the role SRV, then to the generic SRV filtered by cards', async () => {
+    const r = await agent('researcher', ['research']);
+    const v = await agent('verifier', ['security_review', 'validation']);
+    dns.records = [
+      srv(`_research._tcp.${ZONE}`, r),
+      srv(`_agent._tcp.${ZONE}`, r),
+      srv(`_agent._tcp.${ZONE}`, v),
+      aRec(r),
+      aRec(v),
+    ];
+    const d = await index(['research', 'validation', 'security_review', 'synthesis']).discover();
+    expect(d.view.capabilities.research).toMatchObject({ source: 'role_srv', available: true });
+    expect(d.view.capabilities.validation).toMatchObject({ source: 'generic_srv_filtered', available: true });
+    expect(d.view.capabilities.validation!.candidates.map((c) => c.agent_name)).toEqual(['verifier']);
+    expect(d.view.capabilities.synthesis).toMatchObject({
+      source: 'none',
+      available: false,
+      reason: 'no_dns_record',
+    });
+    // The generic name is asked once per pass however many capabilities fall back to it.
+    expect(dns.asked.udp.filter((q) => q.startsWith('_agent._tcp')).length).toBe(1);
+  });
+
+  it('rejects a card whose sha256 does not match key65401', async () => {
+    const good = await agent('writer-good', ['writing']);
+    const bad = await agent('writer-bad', ['writing']);
+    dns.records = [svcb('writing', good), svcb('writing', bad, good.sha)];
+    const view = (await index(['writing']).discover()).view.capabilities.writing!;
+    expect(view.candidates.map((c) => c.agent_name)).toEqual(['writer-good']);
+    expect(view.failed).toMatchObject([
+      { instance: 'writer-bad', stage: 'card', reason: 'card_sha_mismatch' },
+    ]);
+  });
+
+  it('drops unhealthy candidates and uses unverified ones only when nothing else is left', async () => {
+    const ok = await agent('planner-ok', ['planning']);
+    const draining = await agent('planner-draining', ['planning'], 'draining');
+    const hanging = await agent('planner-hang', ['planning'], 'hang');
+    dns.records = [svcb('planning', ok), svcb('planning', draining), svcb('planning', hanging)];
+    const idx = index(['planning']);
+    const first = (await idx.discover()).view.capabilities.planning!;
+    expect(first.candidates.map((c) => c.agent_name)).toEqual(['planner-ok']);
+    expect(first.failed.map((f) => f.reason)).toEqual(['unhealthy']);
+
+    dns.records = [svcb('planning', draining), svcb('planning', hanging)];
+    const second = (await index(['planning']).discover()).view.capabilities.planning!;
+    expect(second).toMatchObject({ available: true, reason: 'unverified_only' });
+    expect(second.candidates.map((c) => [c.agent_name, c.health])).toEqual([['planner-hang', 'unverified']]);
+  });
+
+  it('reports a capability whose instances are all unreachable', async () => {
+    const gone = await agent('coder', ['implementation']);
+    dns.records = [svcb('implementation', gone)];
+    await new Promise((r) => gone.server.close(r));
+    agents.splice(agents.indexOf(gone), 1);
+    const view = (await index(['implementation']).discover()).view.capabilities.implementation!;
+    expect(view).toMatchObject({ available: false, reason: 'all_cards_unreachable' });
+    expect(view.failed[0]).toMatchObject({ stage: 'card', reason: 'card_unreachable' });
+  });
+
+  it('looks up A records when the SRV answer carries none', async () => {
+    const s = await agent('synth', ['synthesis']);
+    dns.withAdditionals = false;
+    dns.records = [srv(`_synthesis._tcp.${ZONE}`, s), aRec(s)];
+    const d = await index(['synthesis']).discover();
+    expect(d.view.capabilities.synthesis!.available).toBe(true);
+    expect(d.view.stats.dns_queries).toBe(3);
+  });
+
+  it('binds a primary and at most three alternates', async () => {
+    const many = await Promise.all([1, 2, 3, 4, 5].map((i) => agent(`writer-${i}`, ['writing'])));
+    dns.records = many.map((a) => svcb('writing', a));
+    const idx = index(['writing', 'synthesis']);
+    const d = await idx.discover();
+    const binding = idx.bind(d, 'writing');
+    expect(binding.ok).toBe(true);
+    if (binding.ok) {
+      expect(binding.alternates.length).toBe(3);
+      expect(new Set([binding.primary, ...binding.alternates].map((c) => c.instance)).size).toBe(4);
+      expect(binding.selection).toMatchObject({
+        strategy: 'priority_then_weighted_random',
+        pool: 5,
+        source: 'svcb',
+      });
+    }
+    expect(idx.bind(d, 'synthesis')).toMatchObject({ ok: false, reason: 'no_dns_record' });
+  });
+
+  it('V2: DNS queries per discovery are the same for 1, 10 and 50 replicas', async () => {
+    const caps = ['planning', 'research', 'writing'];
+    const counts: number[] = [];
+    for (const replicas of [1, 10, 50]) {
+      const started = await Promise.all(
+        Array.from({ length: replicas }, (_, i) => agent(`multi-${replicas}-${i}`, caps)),
+      );
+      dns.records = caps.flatMap((cap) => started.map((a) => svcb(cap, a)));
+      const d = await index(caps).discover();
+      for (const cap of caps) expect(d.view.capabilities[cap]!.candidates.length).toBe(replicas);
+      counts.push(d.view.stats.dns_queries);
+      // Each replica's card is fetched once although it serves three capabilities.
+      expect(d.view.stats.card_fetches).toBe(replicas);
+      await Promise.all(agents.splice(0).map((a) => new Promise((r) => a.server.close(r))));
+    }
+    expect(counts).toEqual([3, 3, 3]);
+  });
+});

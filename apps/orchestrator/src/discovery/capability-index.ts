@@ -1,0 +1,154 @@
+import { CardCache } from './card-cache.js';
+import { type CardFetcher, httpCardFetcher } from './card-fetcher.js';
+import { type Clock, systemClock } from './clock.js';
+import { DiscoveryPass } from './discovery-pass.js';
+import {
+  addStats,
+  type Candidate,
+  type DiscoveryReason,
+  type DiscoveryStats,
+  type DiscoveryView,
+  emptyStats,
+  type FailedCandidate,
+} from './discovery-view.js';
+import type { DnsClient } from './dns-client.js';
+import { type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
+import { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
+
+/** How the index reaches DNS and agents; every client is injectable. */
+export interface CapabilityIndexOptions {
+  dns: DnsClient;
+  zone: string;
+  /** `host:port` of the DNS server, shown in the view. */
+  dnsServer: string;
+  /** The catalog capabilities to discover. */
+  catalog: readonly string[];
+  clock?: Clock;
+  random?: Random;
+  fetchCard?: CardFetcher;
+  checkHealth?: HealthCheck;
+  /** @default 60000 */
+  cardTtlMs?: number;
+  /** @default 8000 */
+  negativeTtlMs?: number;
+  /** @default 2000 */
+  healthReuseMs?: number;
+}
+
+/** Most alternates bound behind the primary (seed 3.4). */
+export const MAX_ALTERNATES = 3;
+
+/** The result of one discovery: the view and the usable candidates per capability. */
+export interface Discovery {
+  view: DiscoveryView;
+  candidates: ReadonlyMap<string, readonly Candidate[]>;
+}
+
+/** How a node's capability was bound: a primary and up to three alternates, or why not. */
+export type Binding =
+  | {
+      ok: true;
+      capability: string;
+      primary: Candidate;
+      alternates: Candidate[];
+      selection: {
+        strategy: typeof SELECTION_STRATEGY;
+        priority: number;
+        weight: number;
+        pool: number;
+        source: string;
+      };
+    }
+  | {
+      ok: false;
+      capability: string;
+      reason: DiscoveryReason | 'capability_unavailable';
+      failed: FailedCandidate[];
+    };
+
+/** The capability index: a projection of DNS and cards, rebuilt per discovery, never a list of agents. */
+export class CapabilityIndex {
+  private readonly cards: CardCache;
+  private readonly health: HealthProber;
+  private readonly clock: Clock;
+  private readonly random: Random;
+  private readonly totalStats = emptyStats();
+  private last: DiscoveryView | null = null;
+
+  constructor(private readonly options: CapabilityIndexOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.cards = new CardCache(options.fetchCard ?? httpCardFetcher(), this.clock, {
+      ttlMs: options.cardTtlMs,
+      negativeTtlMs: options.negativeTtlMs,
+    });
+    this.health = new HealthProber(
+      options.checkHealth ?? httpHealthCheck(),
+      this.clock,
+      options.healthReuseMs,
+    );
+  }
+
+  /** Resolves every catalog capability (or the given ones) concurrently. */
+  async discover(capabilities: readonly string[] = this.options.catalog): Promise<Discovery> {
+    const started = this.clock.now();
+    const pass = new DiscoveryPass({
+      dns: this.options.dns,
+      zone: this.options.zone,
+      cards: this.cards,
+      health: this.health,
+    });
+    const resolved = await Promise.all([...new Set(capabilities)].map((cap) => pass.resolve(cap)));
+    addStats(this.totalStats, pass.tally);
+    const view: DiscoveryView = {
+      zone: this.options.zone,
+      dns_server: this.options.dnsServer,
+      discovered_at: new Date().toISOString(),
+      duration_ms: Math.round((this.clock.now() - started) * 100) / 100,
+      strategy: SELECTION_STRATEGY,
+      capabilities: Object.fromEntries(resolved.map((r) => [r.view.capability, r.view])),
+      stats: { ...pass.tally },
+      totals: { ...this.totalStats },
+    };
+    this.last = view;
+    return { view, candidates: new Map(resolved.map((r) => [r.view.capability, r.candidates])) };
+  }
+
+  /** Picks a primary and up to three alternates for `capability` from a discovery. */
+  bind(discovery: Discovery, capability: string): Binding {
+    const pool = discovery.candidates.get(capability) ?? [];
+    const view = discovery.view.capabilities[capability];
+    if (pool.length === 0) {
+      return {
+        ok: false,
+        capability,
+        reason: view?.reason ?? 'capability_unavailable',
+        failed: view?.failed ?? [],
+      };
+    }
+    const [primary, ...rest] = orderCandidates(pool, this.random);
+    return {
+      ok: true,
+      capability,
+      primary: primary!,
+      alternates: rest.slice(0, MAX_ALTERNATES),
+      selection: {
+        strategy: SELECTION_STRATEGY,
+        priority: primary!.priority,
+        weight: primary!.weight,
+        pool: pool.length,
+        source: view?.source ?? 'none',
+      },
+    };
+  }
+
+  /** The most recent discovery view, or null before the first. */
+  lastView(): DiscoveryView | null {
+    return this.last;
+  }
+
+  /** Counters since the process started. */
+  totals(): DiscoveryStats {
+    return { ...this.totalStats };
+  }
+}

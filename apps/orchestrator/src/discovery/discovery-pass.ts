@@ -1,0 +1,266 @@
+import { CARD_PATH, cardExtension, type Result } from '@agent-reach/sdk/protocol';
+import type { CardCache } from './card-cache.js';
+import type { Candidate, CapabilityView, DiscoveryStats, FailedCandidate } from './discovery-view.js';
+import type { DnsClient, DnsQueryType, DnsResponse } from './dns-client.js';
+import { type DnsTarget, firstAddress, type RejectedRecord, srvTargets, svcbTargets } from './dns-records.js';
+import type { HealthProber } from './health-probe.js';
+
+/** What one pass needs: DNS, the zone, the card cache and the health prober. */
+export interface PassDeps {
+  dns: DnsClient;
+  zone: string;
+  cards: CardCache;
+  health: HealthProber;
+}
+
+/** A capability's resolution: the view plus the usable candidates with their cards. */
+export interface ResolvedCapability {
+  view: CapabilityView;
+  candidates: Candidate[];
+}
+
+type Checked =
+  | { kind: 'failed'; failure: FailedCandidate }
+  | { kind: 'skipped' }
+  | { kind: 'ok'; candidate: Candidate };
+
+type Tier = {
+  source: 'svcb' | 'role_srv' | 'generic_srv_filtered';
+  targets: DnsTarget[];
+  rejected: RejectedRecord[];
+};
+
+function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+function failedFrom(
+  t: DnsTarget,
+  stage: FailedCandidate['stage'],
+  reason: string,
+  message: string,
+): FailedCandidate {
+  return {
+    instance: t.instance,
+    endpoint: t.address === null ? null : hostPort(t.address, t.port),
+    stage,
+    reason,
+    message,
+  };
+}
+
+/** The card URL to use: only ever on the address and port DNS gave for the instance. */
+function cardUrlFor(t: DnsTarget, address: string): string | null {
+  const base = `http://${hostPort(address, t.port)}`;
+  if (t.cardUrl === null) return `${base}${CARD_PATH}`;
+  try {
+    const url = new URL(t.cardUrl);
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    return url.hostname.replace(/^\[|\]$/g, '') === address && port === t.port ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One discovery pass over the catalog: every DNS name is asked at most once per pass
+ * (the generic `_agent._tcp` and A lookups are shared), so the cost follows capabilities, not replicas.
+ */
+export class DiscoveryPass {
+  readonly tally: DiscoveryStats = {
+    dns_queries: 0,
+    dns_tcp_fallbacks: 0,
+    card_fetches: 0,
+    card_cache_hits: 0,
+    card_negative_hits: 0,
+    card_failures: 0,
+    health_probes: 0,
+  };
+  private readonly asked = new Map<string, Promise<Result<DnsResponse>>>();
+
+  constructor(private readonly deps: PassDeps) {}
+
+  /** Resolves one capability: SVCB, then role SRV, then generic SRV filtered by cards. */
+  async resolve(capability: string): Promise<ResolvedCapability> {
+    const zone = this.deps.zone;
+    const names: Array<[string, DnsQueryType, Tier['source']]> = [
+      [`_${capability}._agents.${zone}`, 'SVCB', 'svcb'],
+      [`_${capability}._tcp.${zone}`, 'SRV', 'role_srv'],
+      [`_agent._tcp.${zone}`, 'SRV', 'generic_srv_filtered'],
+    ];
+    const queries: string[] = [];
+    const dnsFailures: FailedCandidate[] = [];
+    let answered = false;
+    for (const [name, type, source] of names) {
+      queries.push(`${name} ${type}`);
+      const res = await this.ask(name, type);
+      if (!res.ok) {
+        dnsFailures.push({
+          instance: name,
+          endpoint: null,
+          stage: 'dns',
+          reason: 'dns_unavailable',
+          message: res.error.message,
+        });
+        continue;
+      }
+      answered = true;
+      const tier: Tier =
+        type === 'SVCB'
+          ? { source, ...svcbTargets(res.value.answers, res.value.additionals, zone) }
+          : { source, targets: srvTargets(res.value.answers, res.value.additionals, zone), rejected: [] };
+      if (tier.targets.length > 0) return this.materialize(capability, tier, queries, dnsFailures);
+      for (const r of tier.rejected)
+        dnsFailures.push({
+          instance: r.target,
+          endpoint: null,
+          stage: 'dns',
+          reason: r.reason,
+          message: r.reason,
+        });
+    }
+    const reason = answered ? 'no_dns_record' : 'dns_unavailable';
+    return {
+      view: {
+        capability,
+        source: 'none',
+        available: false,
+        reason,
+        queries,
+        candidates: [],
+        failed: dnsFailures,
+      },
+      candidates: [],
+    };
+  }
+
+  private ask(name: string, type: DnsQueryType): Promise<Result<DnsResponse>> {
+    const key = `${name.toLowerCase()}|${type}`;
+    let pending = this.asked.get(key);
+    if (pending === undefined) {
+      this.tally.dns_queries++;
+      pending = this.deps.dns.query(name, type).then((res) => {
+        if (res.ok && res.value.viaTcp) this.tally.dns_tcp_fallbacks++;
+        return res;
+      });
+      this.asked.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async address(t: DnsTarget): Promise<string | null> {
+    if (t.address !== null) return t.address;
+    const res = await this.ask(t.target, 'A');
+    return res.ok ? firstAddress(res.value.answers) : null;
+  }
+
+  private async materialize(
+    capability: string,
+    tier: Tier,
+    queries: string[],
+    failed: FailedCandidate[],
+  ): Promise<ResolvedCapability> {
+    for (const r of tier.rejected)
+      failed.push({ instance: r.target, endpoint: null, stage: 'dns', reason: r.reason, message: r.reason });
+    const checked = await Promise.all(tier.targets.map((t) => this.check(capability, tier.source, t)));
+    const healthy: Candidate[] = [];
+    const unverified: Candidate[] = [];
+    let cardsOk = 0;
+    for (const c of checked) {
+      if (c.kind === 'failed') failed.push(c.failure);
+      else if (c.kind === 'skipped') continue;
+      else {
+        cardsOk++;
+        (c.candidate.health === 'healthy' ? healthy : unverified).push(c.candidate);
+      }
+    }
+    // Unverified candidates are used only when no healthy one is left (seed 2.5).
+    const candidates = healthy.length > 0 ? healthy : unverified;
+    const matched = checked.some((c) => c.kind !== 'skipped');
+    const reason =
+      healthy.length > 0
+        ? null
+        : unverified.length > 0
+          ? 'unverified_only'
+          : cardsOk > 0
+            ? 'all_unhealthy'
+            : matched
+              ? 'all_cards_unreachable'
+              : 'no_dns_record';
+    const view: CapabilityView = {
+      capability,
+      source: matched ? tier.source : 'none',
+      available: candidates.length > 0,
+      reason,
+      queries,
+      candidates: candidates.map(({ baseUrl: _b, card: _c, ...v }) => v),
+      failed,
+    };
+    return { view, candidates };
+  }
+
+  private async check(capability: string, source: Tier['source'], t: DnsTarget): Promise<Checked> {
+    const address = await this.address(t);
+    if (address === null)
+      return {
+        kind: 'failed',
+        failure: failedFrom(t, 'address', 'no_address', `no A record for ${t.target}`),
+      };
+    const url = cardUrlFor(t, address);
+    if (url === null) {
+      const message = `card URL ${t.cardUrl} is not on the instance ${hostPort(address, t.port)}`;
+      return {
+        kind: 'failed',
+        failure: failedFrom({ ...t, address }, 'card', 'card_url_outside_instance', message),
+      };
+    }
+    const endpoint = hostPort(address, t.port);
+    const fetched = await this.deps.cards.get(endpoint, url, t.cardSha256, this.tally);
+    if (!fetched.ok) {
+      const reason = String(fetched.error.data?.reason ?? fetched.error.code);
+      return {
+        kind: 'failed',
+        failure: failedFrom({ ...t, address }, 'card', reason, fetched.error.message),
+      };
+    }
+    const ext = cardExtension(fetched.value.card);
+    const ids = ext?.capability_ids ?? [];
+    if (!ids.includes(capability)) {
+      // The generic SRV lists every agent; the card filter is how it narrows to this capability.
+      if (source === 'generic_srv_filtered') return { kind: 'skipped' };
+      const message = `card of ${t.instance} does not list ${capability}`;
+      return {
+        kind: 'failed',
+        failure: failedFrom({ ...t, address }, 'card', 'card_lacks_capability', message),
+      };
+    }
+    const baseUrl = `http://${endpoint}`;
+    const health = await this.deps.health.health(baseUrl, this.tally);
+    if (health === 'unhealthy') {
+      return {
+        kind: 'failed',
+        failure: failedFrom({ ...t, address }, 'health', 'unhealthy', `${baseUrl}/health is not ok`),
+      };
+    }
+    return {
+      kind: 'ok',
+      candidate: {
+        instance: t.instance,
+        agent_name: fetched.value.card.name,
+        endpoint,
+        target: t.target,
+        address,
+        port: t.port,
+        priority: t.priority,
+        weight: t.weight,
+        health,
+        card_version: ext?.declaration_version ?? fetched.value.card.version,
+        card_sha256: fetched.value.sha256,
+        capability_ids: ids,
+        idempotent: ext?.idempotent ?? false,
+        baseUrl,
+        card: fetched.value.card,
+      },
+    };
+  }
+}

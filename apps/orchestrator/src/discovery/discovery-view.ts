@@ -1,0 +1,107 @@
+import type { AgentCard } from '@agent-reach/sdk/protocol';
+import { z } from 'zod';
+
+/** Which DNS name answered for a capability (seed 2.5, plus SVCB first). */
+export const DiscoverySource = z.enum(['svcb', 'role_srv', 'generic_srv_filtered', 'none']);
+export type DiscoverySource = z.infer<typeof DiscoverySource>;
+
+/** Why a capability has no usable candidate, or `unverified_only` when only unprobed ones are left. */
+export const DiscoveryReason = z.enum([
+  'no_dns_record',
+  'dns_unavailable',
+  'all_cards_unreachable',
+  'all_unhealthy',
+  'unverified_only',
+]);
+export type DiscoveryReason = z.infer<typeof DiscoveryReason>;
+
+/** One usable instance for a capability, as the discovery view shows it. */
+export const CandidateView = z.object({
+  instance: z.string(),
+  agent_name: z.string(),
+  /** `address:port`, the only place calls go. */
+  endpoint: z.string(),
+  target: z.string(),
+  address: z.string(),
+  port: z.number().int(),
+  priority: z.number().int(),
+  weight: z.number(),
+  health: z.enum(['healthy', 'unverified']),
+  card_version: z.string(),
+  card_sha256: z.string(),
+  capability_ids: z.array(z.string()),
+  idempotent: z.boolean(),
+});
+export type CandidateView = z.infer<typeof CandidateView>;
+
+/** An instance DNS listed that discovery could not use, and the stage where it failed. */
+export const FailedCandidate = z.object({
+  instance: z.string(),
+  endpoint: z.string().nullable(),
+  stage: z.enum(['dns', 'address', 'card', 'health']),
+  reason: z.string(),
+  message: z.string(),
+});
+export type FailedCandidate = z.infer<typeof FailedCandidate>;
+
+/** One capability's slice of the index (seed 3.2 step 6). */
+export const CapabilityView = z.object({
+  capability: z.string(),
+  source: DiscoverySource,
+  available: z.boolean(),
+  reason: DiscoveryReason.nullable(),
+  /** The DNS names asked, in order, up to the one that answered. */
+  queries: z.array(z.string()),
+  candidates: z.array(CandidateView),
+  failed: z.array(FailedCandidate),
+});
+export type CapabilityView = z.infer<typeof CapabilityView>;
+
+/** Discovery counters (seed 3.2: srv_queries, card_fetches, card_cache_hits, card_failures, health_probes). */
+export const DiscoveryStats = z.object({
+  dns_queries: z.number().int(),
+  dns_tcp_fallbacks: z.number().int(),
+  card_fetches: z.number().int(),
+  card_cache_hits: z.number().int(),
+  card_negative_hits: z.number().int(),
+  card_failures: z.number().int(),
+  health_probes: z.number().int(),
+});
+export type DiscoveryStats = z.infer<typeof DiscoveryStats>;
+
+/** `GET /api/discovery`: per capability view, this pass's counters and the process totals. */
+export const DiscoveryView = z.object({
+  zone: z.string(),
+  dns_server: z.string(),
+  discovered_at: z.string(),
+  duration_ms: z.number(),
+  strategy: z.literal('priority_then_weighted_random'),
+  capabilities: z.record(z.string(), CapabilityView),
+  stats: DiscoveryStats,
+  totals: DiscoveryStats,
+});
+export type DiscoveryView = z.infer<typeof DiscoveryView>;
+
+/** A candidate with what calling it needs: the base URL DNS gave and the verified card. */
+export interface Candidate extends CandidateView {
+  baseUrl: string;
+  card: AgentCard;
+}
+
+/** A zeroed counter set. */
+export function emptyStats(): DiscoveryStats {
+  return {
+    dns_queries: 0,
+    dns_tcp_fallbacks: 0,
+    card_fetches: 0,
+    card_cache_hits: 0,
+    card_negative_hits: 0,
+    card_failures: 0,
+    health_probes: 0,
+  };
+}
+
+/** Adds `b` into `a`. */
+export function addStats(a: DiscoveryStats, b: DiscoveryStats): void {
+  for (const key of Object.keys(a) as (keyof DiscoveryStats)[]) a[key] += b[key];
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UdpDnsClient } from './dns-client.js';
+import { srvTargets } from './dns-records.js';
+import { FakeDnsServer } from './fake-dns-server.js';
+
+describe('UdpDnsClient', () => {
+  const server = new FakeDnsServer();
+  beforeAll(() => server.start());
+  afterAll(() => server.stop());
+
+  it('reads an SRV answer with the target address from the additional section', async () => {
+    server.records = [
+      {
+        type: 'SRV',
+        name: '_writing._tcp.agents.internal',
+        priority: 10,
+        weight: 5,
+        port: 9001,
+        target: 'w1.agents.internal',
+      },
+      { type: 'A', name: 'w1.agents.internal', address: '127.0.0.1' },
+    ];
+    const client = new UdpDnsClient({ host: '127.0.0.1', port: server.port });
+    const res = await client.query('_writing._tcp.agents.internal', 'SRV');
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.value.viaTcp).toBe(false);
+    expect(srvTargets(res.value.answers, res.value.additionals, 'agents.internal')).toEqual([
+      {
+        instance: 'w1',
+        target: 'w1.agents.internal',
+        port: 9001,
+        priority: 10,
+        weight: 5,
+        address: '127.0.0.1',
+        cardUrl: null,
+        cardSha256: null,
+      },
+    ]);
+  });
+
+  it('asks again over TCP when the UDP answer is truncated', async () => {
+    server.records = Array.from({ length: 40 }, (_, i) => ({
+      type: 'SRV' as const,
+      name: '_research._tcp.agents.internal',
+      priority: 10,
+      weight: 10,
+      port: 9000 + i,
+      target: `research-${i}.agents.internal`,
+    }));
+    const before = server.asked.tcp.length;
+    const client = new UdpDnsClient({ host: '127.0.0.1', port: server.port });
+    const res = await client.query('_research._tcp.agents.internal', 'SRV');
+    expect(res.ok && res.value.viaTcp).toBe(true);
+    expect(res.ok && res.value.answers.length).toBe(40);
+    expect(server.asked.tcp.length).toBe(before + 1);
+  });
+
+  it('answers NXDOMAIN as a value with no records', async () => {
+    server.records = [];
+    const client = new UdpDnsClient({ host: '127.0.0.1', port: server.port });
+    const res = await client.query('_nothing._tcp.agents.internal', 'SRV');
+    expect(res.ok && res.value.rcode).toBe('NXDOMAIN');
+    expect(res.ok && res.value.answers).toEqual([]);
+  });
+
+  it('returns UNAVAILABLE, not a throw, when nobody answers', async () => {
+    const client = new UdpDnsClient({ host: '127.0.0.1', port: 9, timeoutMs: 100, udpTries: 1 });
+    const res = await client.query('_x._tcp.agents.internal', 'SRV');
+    expect(res.ok).toBe(false);
+    if (!res.ok) expect(res.error.code).toBe('UNAVAILABLE');
+  });
+});

@@ -1,0 +1,16 @@
+/** Capability discovery over DNS: SVCB, role SRV, generic SRV filtered by cards. */
+
+export {
+  type Binding,
+  CapabilityIndex,
+  type CapabilityIndexOptions,
+  type Discovery,
+  MAX_ALTERNATES,
+} from './capability-index.js';
+export { CardCache } from './card-cache.js';
+export { type CardFetcher, cardDigest, type FetchedCard, httpCardFetcher } from './card-fetcher.js';
+export { type Clock, systemClock } from './clock.js';
+export * from './discovery-view.js';
+export { type DnsClient, type DnsQueryType, type DnsResponse, UdpDnsClient } from './dns-client.js';
+export { type Health, type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
+export { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
