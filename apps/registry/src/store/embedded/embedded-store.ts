@@ -70,14 +70,19 @@ export class EmbeddedStore implements RegistryStore {
     await mkdir(dirname(file), { recursive: true });
     store.#release = lockJournal(file);
     try {
-      for (const record of await readJournal(file)) store.#replay(record);
-      store.#journal = await Journal.create(file, {
-        snapshot: () => store.#snapshot(),
-        ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
-        ...(options.syncIntervalMs === undefined ? {} : { syncIntervalMs: options.syncIntervalMs }),
-        ...(options.compactMinBytes === undefined ? {} : { compactMinBytes: options.compactMinBytes }),
-        onError,
-      });
+      const found = await readJournal(file);
+      for (const record of found.records) store.#replay(record);
+      store.#journal = await Journal.create(
+        file,
+        {
+          snapshot: () => store.#snapshot(),
+          ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
+          ...(options.syncIntervalMs === undefined ? {} : { syncIntervalMs: options.syncIntervalMs }),
+          ...(options.compactMinBytes === undefined ? {} : { compactMinBytes: options.compactMinBytes }),
+          onError,
+        },
+        found,
+      );
     } catch (error) {
       store.#leases.close();
       store.#release();

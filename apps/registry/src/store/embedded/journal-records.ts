@@ -58,7 +58,7 @@ export function parseRecord(line: string): JournalRecord | null {
  * Parses a whole journal. A torn last line (a crash mid-write) is dropped; a bad line anywhere
  * else means the file is damaged, which is refused with a clear error rather than half-loaded.
  */
-export function parseJournal(text: string, file: string): JournalRecord[] {
+export function parseJournal(text: string, file: string): { records: JournalRecord[]; torn: boolean } {
   const lines = text.split('\n');
   const records: JournalRecord[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -70,12 +70,12 @@ export function parseJournal(text: string, file: string): JournalRecord[] {
       continue;
     }
     const isTail = lines.slice(i + 1).every((rest) => rest === '');
-    if (isTail) break;
+    if (isTail) return { records, torn: true };
     throw new ReachError('STORE_UNAVAILABLE', `registry journal ${file} is damaged at line ${i + 1}`, {
       data: { file, line: i + 1 },
     });
   }
-  return records;
+  return { records, torn: false };
 }
 
 /** Serialises a snapshot as journal lines, in chunks so a large state never becomes one huge string. */

@@ -28,9 +28,9 @@ describe('Journal', () => {
     const file = join(dir, 'j.jsonl');
     const journal = await Journal.create(file, { snapshot: empty, flushIntervalMs: 20 });
     journal.append({ t: 'grant', l: '5', ttl: 1000 });
-    expect((await readJournal(file)).length).toBe(1);
+    expect((await readJournal(file)).records.length).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(await readJournal(file)).toEqual([
+    expect((await readJournal(file)).records).toEqual([
       { t: 'snap', next: 5, leases: [] },
       { t: 'grant', l: '5', ttl: 1000 },
     ]);
@@ -48,7 +48,7 @@ describe('Journal', () => {
       if (i % 10 === 9) await journal.flush();
     }
     await journal.close();
-    const records = await readJournal(file);
+    const { records } = await readJournal(file);
     expect(records.length).toBeLessThan(25);
     expect(records[0]?.t).toBe('snap');
     const text = await readFile(file, 'utf8');
@@ -58,12 +58,36 @@ describe('Journal', () => {
   it('drops a torn last line but refuses a damaged middle line', async () => {
     const file = join(dir, 'j.jsonl');
     await writeFile(file, '{"t":"grant","l":"1","ttl":1000}\n{"t":"commit","p":[["/a"');
-    expect(await readJournal(file)).toEqual([{ t: 'grant', l: '1', ttl: 1000 }]);
+    expect(await readJournal(file)).toMatchObject({
+      records: [{ t: 'grant', l: '1', ttl: 1000 }],
+      appendable: false,
+    });
     await writeFile(file, '{"t":"grant","l":"1","ttl":1000}\nnot json\n{"t":"revoke","l":"1"}\n');
     await expect(readJournal(file)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
   });
 
+  it('continues a clean journal in place, without rewriting it', async () => {
+    const file = join(dir, 'j.jsonl');
+    const first = await Journal.create(file, { snapshot: empty });
+    first.append({ t: 'grant', l: '5', ttl: 1000 });
+    await first.close();
+    const found = await readJournal(file);
+    expect(found.appendable).toBe(true);
+    const second = await Journal.create(
+      file,
+      { snapshot: () => ({ nextLease: 99, leases: [], kv: [] }) },
+      found,
+    );
+    second.append({ t: 'revoke', l: '5' });
+    await second.close();
+    expect((await readJournal(file)).records).toEqual([
+      { t: 'snap', next: 5, leases: [] },
+      { t: 'grant', l: '5', ttl: 1000 },
+      { t: 'revoke', l: '5' },
+    ]);
+  });
+
   it('reads an absent journal as empty', async () => {
-    expect(await readJournal(join(dir, 'none.jsonl'))).toEqual([]);
+    expect(await readJournal(join(dir, 'none.jsonl'))).toEqual({ records: [], appendable: false, bytes: 0 });
   });
 });

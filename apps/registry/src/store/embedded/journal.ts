@@ -17,16 +17,26 @@ export interface JournalOptions {
   onError?: (error: unknown) => void;
 }
 
+/** What was on disk: the records, and whether the file can be appended to as it is. */
+export interface JournalContents {
+  records: JournalRecord[];
+  /** False when the file is absent or ends in a torn line; it is then rewritten on open. */
+  appendable: boolean;
+  bytes: number;
+}
+
 /** Reads every record of the journal at `file`; an absent file is an empty journal. */
-export async function readJournal(file: string): Promise<JournalRecord[]> {
-  let text: string;
+export async function readJournal(file: string): Promise<JournalContents> {
+  let data: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    data = await readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { records: [], appendable: false, bytes: 0 };
     throw new ReachError('STORE_UNAVAILABLE', `cannot read registry journal ${file}`, { cause: error });
   }
-  return parseJournal(text, file);
+  const { records, torn } = parseJournal(data.toString('utf8'), file);
+  return { records, appendable: !torn && records[0]?.t === 'snap', bytes: data.length };
 }
 
 /**
@@ -52,12 +62,20 @@ export class Journal {
     this.#opts = { flushIntervalMs: 100, syncIntervalMs: 1000, compactMinBytes: 4 * 1024 * 1024, ...options };
   }
 
-  /** Starts a journal at `file` by writing the current state as a fresh snapshot. */
-  static async create(file: string, options: JournalOptions): Promise<Journal> {
+  /**
+   * Continues the journal at `file` (what `readJournal` found there, already replayed), or starts it
+   * afresh with a snapshot of the current state when it is absent or torn.
+   */
+  static async create(file: string, options: JournalOptions, found?: JournalContents): Promise<Journal> {
     const journal = new Journal(file, options);
     try {
       await mkdir(dirname(file), { recursive: true });
-      await journal.#rewrite(options.snapshot());
+      if (found?.appendable) {
+        journal.#handle = await open(file, 'a');
+        journal.#snapshotBytes = found.bytes;
+      } else {
+        await journal.#rewrite(options.snapshot());
+      }
     } catch (error) {
       throw new ReachError('STORE_UNAVAILABLE', `cannot write registry journal ${file}`, { cause: error });
     }
