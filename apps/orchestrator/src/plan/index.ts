@@ -1,0 +1,16 @@
+/** Plan schemas, the seven normalisation rules, layering and the fallback plan (seed 2.6, 3.3). */
+export { hasCodingSignal, hasWritingSignal } from './deliverable-kind.js';
+export { FALLBACK_ORDER, fallbackPlan } from './fallback-plan.js';
+export { breakCycles, isValidDag, LEVELS_GUARD, levels, stronglyConnected } from './graph.js';
+export { normalizePlan } from './normalize.js';
+export {
+  FINAL_CAPABILITY,
+  MAX_NODES,
+  NodeId,
+  type NormalizeContext,
+  type NormalizedPlan,
+  Plan,
+  PlanNode,
+  RawPlan,
+  RawPlanNode,
+} from './schema.js';
