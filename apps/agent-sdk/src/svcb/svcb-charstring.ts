@@ -27,7 +27,8 @@ function decodeEscape(raw: string, i: number): [number, number] {
  */
 export function decodeCharString(raw: string): Uint8Array {
   const quoted = raw.startsWith('"');
-  if (quoted && (raw.length < 2 || !raw.endsWith('"'))) throw invalidSvcb(`unterminated quoted value ${raw}`);
+  if (quoted && (raw.length < 2 || !raw.endsWith('"')))
+    throw invalidSvcb(`a quoted value must be quoted as a whole: ${raw}`);
   const body = quoted ? raw.slice(1, -1) : raw;
   const out: number[] = [];
   for (let i = 0; i < body.length; ) {

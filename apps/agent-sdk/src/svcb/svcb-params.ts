@@ -162,12 +162,15 @@ const dohpath: KeyCodec<'dohpath'> = {
   key: 7,
   field: 'dohpath',
   toWire: (template) => {
-    const bytes = new TextEncoder().encode(String(template));
+    if (typeof template !== 'string' || template === '')
+      throw invalidSvcb('dohpath must be a non-empty string');
+    const bytes = new TextEncoder().encode(template);
     // A lone surrogate would be silently replaced by U+FFFD; refuse it instead.
     if (utf8Strict.decode(bytes) !== template) throw invalidSvcb('dohpath is not well-formed Unicode');
     return bytes;
   },
   fromWire: (b) => {
+    if (b.length === 0) throw invalidSvcb('dohpath must not be empty');
     try {
       return utf8Strict.decode(b);
     } catch {

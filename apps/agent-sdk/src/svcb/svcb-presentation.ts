@@ -47,7 +47,7 @@ function parseGenericRdata(tokens: readonly string[]): SvcbRecord {
   const hex = tokens.slice(2).join('');
   if (!/^(?:[0-9a-fA-F]{2})*$/.test(hex)) throw invalidSvcb('generic RDATA must be pairs of hex digits');
   if (hex.length / 2 !== Number(length)) {
-    throw invalidSvcb(`generic RDATA says ${length} octets but has ${hex.length / 2}`);
+    throw invalidSvcb(`generic RDATA says ${Number(length)} octets but has ${hex.length / 2}`);
   }
   return decodeSvcbRdata(Buffer.from(hex, 'hex'));
 }
