@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import {
+  type CatalogEntry,
+  DEFAULT_CATALOG_ENTRIES,
+  loadConfig,
+  type ReachConfig,
+  ReachError,
+  splitHostPort,
+} from '@agent-reach/sdk/protocol';
+import type { ProviderSettings } from './planner/index.js';
+import { compileTelemetryOptions, type TelemetryOptions } from './telemetry/index.js';
+
+/** Everything the orchestrator needs, compiled once at start; nothing else reads the environment. */
+export interface OrchestratorConfig {
+  listen: { host: string; port: number };
+  zone: string;
+  /** The DNS server discovery asks (`dns.server`). */
+  dnsServer: { host: string; port: number };
+  /** The built-in seven plus `catalog` from the file. */
+  catalog: CatalogEntry[];
+  /** Postgres URL (`DATABASE_URL` or `orchestrator.database_url`); null means PGlite under `pglitePath`. */
+  databaseUrl: string | null;
+  /** @default `<storage.path>/orchestrator-traces` */
+  pglitePath: string;
+  /** Bearer token mutating routes need; null means they are open (loopback default). */
+  apiToken: string | null;
+  /** A running trace with no event for this long is aborted. @default 300000 */
+  staleAfterMs: number;
+  /** How often stale traces are reaped. @default 60000 */
+  reapIntervalMs: number;
+  providers: ProviderSettings[];
+  /** The env record providers read `api_key_env` from. */
+  env: Readonly<Record<string, string | undefined>>;
+  telemetry: TelemetryOptions;
+  /** The call path's timeouts (`agent_sdk`). */
+  call: { connectTimeoutMs: number; ackTimeoutMs: number; executionTimeoutMs: number };
+  discovery: {
+    cardTtlMs: number;
+    negativeTtlMs: number;
+    cardMaxBytes: number;
+    cardTimeoutMs: number;
+    healthTimeoutMs: number;
+  };
+  /** Largest API request body. @default 262144 */
+  maxBodyBytes: number;
+}
+
+function invalid(key: string, message: string): ReachError {
+  return new ReachError('INVALID_CONFIG', `invalid config: ${key}: ${message}`, { data: { key } });
+}
+
+function checkPostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'postgres:' || parsed.protocol === 'postgresql:') return url;
+  } catch {}
+  throw invalid('orchestrator.database_url', 'must be a postgres:// URL');
+}
+
+/** Turns a parsed config into the orchestrator's options; throws INVALID_CONFIG naming the key. */
+export function compileOrchestratorConfig(
+  reach: ReachConfig,
+  env: Readonly<Record<string, string | undefined>> = {},
+): OrchestratorConfig {
+  const o = reach.orchestrator;
+  const ids = new Set(DEFAULT_CATALOG_ENTRIES.map((c) => c.id));
+  for (const [i, extra] of reach.catalog.entries()) {
+    if (ids.has(extra.id)) throw invalid(`catalog.${i}.id`, `${extra.id} is already in the catalog`);
+    ids.add(extra.id);
+  }
+  const names = new Set<string>();
+  for (const [i, p] of o.providers.entries()) {
+    if (names.has(p.name)) throw invalid(`orchestrator.providers.${i}.name`, `duplicate provider ${p.name}`);
+    names.add(p.name);
+  }
+  if (o.stale_after < 10_000) throw invalid('orchestrator.stale_after', 'at least 10s');
+  return {
+    listen: splitHostPort(o.listen),
+    zone: reach.dns.zone,
+    dnsServer: splitHostPort(reach.dns.server),
+    catalog: [...DEFAULT_CATALOG_ENTRIES, ...reach.catalog],
+    databaseUrl: o.database_url ? checkPostgresUrl(o.database_url) : null,
+    pglitePath: join(reach.storage.path, 'orchestrator-traces'),
+    apiToken: o.api_token ?? null,
+    staleAfterMs: o.stale_after,
+    reapIntervalMs: Math.min(60_000, o.stale_after),
+    providers: o.providers,
+    env,
+    telemetry: compileTelemetryOptions(env),
+    call: {
+      connectTimeoutMs: reach.agent_sdk.connection_timeout_ms,
+      ackTimeoutMs: reach.agent_sdk.response_timeout_ms,
+      executionTimeoutMs: reach.agent_sdk.execution_timeout_ms,
+    },
+    discovery: {
+      cardTtlMs: 60_000,
+      negativeTtlMs: 8000,
+      cardMaxBytes: 65_536,
+      cardTimeoutMs: 1500,
+      healthTimeoutMs: 800,
+    },
+    maxBodyBytes: 262_144,
+  };
+}
+
+/** Loads the YAML config (`REACH_CONFIG` or `text`) with env overrides and compiles it. */
+export function loadOrchestratorConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  text?: string,
+): OrchestratorConfig {
+  return compileOrchestratorConfig(loadConfig({ ...env }, text), env);
+}
