@@ -42,7 +42,13 @@ export class FakeInstanceSource implements InstanceSource {
 /** A valid registration record for tests. */
 export function makeInstance(
   id: string,
-  options: { host?: string; port?: number; capabilities?: string[]; serves?: string[]; priority?: number } = {},
+  options: {
+    host?: string;
+    port?: number;
+    capabilities?: string[];
+    serves?: string[];
+    priority?: number;
+  } = {},
 ): InstanceRecord {
   const host = options.host ?? '10.0.0.1';
   const port = options.port ?? 9000;

@@ -1,3 +1,4 @@
+import type { SrvWeights as SkydnsWeights } from '../skydns/index.js';
 import type { InstanceRecord } from '../store/records.js';
 
 /** SRV priority/weight (and SVCB SvcPriority) for one instance, optionally per capability. */
@@ -25,4 +26,22 @@ const clamp = (value: number, min: number, max: number, fallback: number): numbe
 export function wireWeight(raw: SrvWeight): { srvPriority: number; svcPriority: number; weight: number } {
   const srvPriority = clamp(raw.priority, 0, 65_535, 10);
   return { srvPriority, svcPriority: Math.max(1, srvPriority), weight: clamp(raw.weight, 0, 65_535, 1) };
+}
+
+/**
+ * A WeightOf that reads the same per-instance overrides the SkyDNS projection takes (`SrvWeights`),
+ * so the responder and CoreDNS publish one priority and weight for each record.
+ */
+export function weightOfFromSrvWeights(lookup: (instanceId: string) => SkydnsWeights | undefined): WeightOf {
+  return (record, capability) => {
+    const base = defaultWeightOf(record, capability);
+    const weights = lookup(record.instance_id);
+    if (weights === undefined) return base;
+    // The SkyDNS projection files the generic records under capability `agent`.
+    const override = weights.byCapability?.[capability ?? 'agent'];
+    return {
+      priority: override?.priority ?? weights.priority ?? base.priority,
+      weight: Math.max(1, override?.weight ?? weights.weight ?? base.weight),
+    };
+  };
 }

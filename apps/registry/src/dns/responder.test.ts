@@ -1,0 +1,165 @@
+import { createSocket } from 'node:dgram';
+import { connect, type Socket } from 'node:net';
+import dnsPacket, { type DecodedPacket } from 'dns-packet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { type DnsResponder, startDnsResponder } from './responder.js';
+import { Zone } from './zone.js';
+
+type Reply = DecodedPacket & { rcode: string; answers: { type: string }[] };
+
+function query(name: string, type: string, id = 1): Buffer {
+  return dnsPacket.encode({
+    type: 'query',
+    id,
+    questions: [{ name, type: type as 'A' }],
+    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [] } as never],
+  });
+}
+
+function udpAsk(port: number, msg: Buffer): Promise<Reply> {
+  const socket = createSocket('udp4');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no UDP answer')), 2000);
+    socket.once('message', (reply) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(dnsPacket.decode(reply) as Reply);
+    });
+    socket.send(msg, port, '127.0.0.1');
+  });
+}
+
+function frame(msg: Buffer): Buffer {
+  const out = Buffer.alloc(2 + msg.length);
+  out.writeUInt16BE(msg.length, 0);
+  msg.copy(out, 2);
+  return out;
+}
+
+/** Reads `count` length-prefixed replies from a TCP connection. */
+function readFrames(socket: Socket, count: number): Promise<Reply[]> {
+  return new Promise((resolve, reject) => {
+    let pending = Buffer.alloc(0);
+    const replies: Reply[] = [];
+    const timer = setTimeout(() => reject(new Error(`got ${replies.length} of ${count} TCP answers`)), 3000);
+    socket.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
+        replies.push(dnsPacket.decode(pending.subarray(2, 2 + pending.readUInt16BE(0))) as Reply);
+        pending = pending.subarray(2 + pending.readUInt16BE(0));
+      }
+      if (replies.length === count) {
+        clearTimeout(timer);
+        resolve(replies);
+      }
+    });
+  });
+}
+
+function closed(socket: Socket): Promise<number> {
+  const started = Date.now();
+  return new Promise((resolve) => socket.once('close', () => resolve(Date.now() - started)));
+}
+
+describe('startDnsResponder', () => {
+  let responder: DnsResponder;
+  const source = new FakeInstanceSource();
+
+  beforeAll(async () => {
+    source.put(
+      ...Array.from({ length: 60 }, (_, i) =>
+        makeInstance(`worker-${String(i).padStart(4, '0')}`, {
+          host: `10.3.0.${i + 1}`,
+          capabilities: ['crunch'],
+        }),
+      ),
+    );
+    const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15 });
+    responder = await startDnsResponder({ zone, port: 0, tcpIdleTimeoutMs: 300, maxQueryBytes: 512 });
+  });
+  afterAll(() => responder.stop());
+
+  it('answers over UDP and TCP on one port', async () => {
+    expect(responder.port).toBeGreaterThan(0);
+    const udp = await udpAsk(responder.port, query('worker-0001.agents.internal', 'A'));
+    expect(udp.answers).toHaveLength(1);
+    const socket = connect(responder.port, '127.0.0.1');
+    const replies = readFrames(socket, 1);
+    socket.write(frame(query('worker-0001.agents.internal', 'A')));
+    expect((await replies)[0]!.answers).toHaveLength(1);
+    socket.destroy();
+  });
+
+  it('truncates a large UDP answer and gives it whole over TCP', async () => {
+    const udp = await udpAsk(responder.port, query('_crunch._agents.agents.internal', 'UNKNOWN_64'));
+    expect(udp.flag_tc).toBe(true);
+    const socket = connect(responder.port, '127.0.0.1');
+    const replies = readFrames(socket, 1);
+    socket.write(frame(query('_crunch._agents.agents.internal', 'UNKNOWN_64')));
+    expect((await replies)[0]!.answers).toHaveLength(60);
+    socket.destroy();
+  });
+
+  it('answers several pipelined queries on one connection, in order, however the bytes are split', async () => {
+    const socket = connect(responder.port, '127.0.0.1');
+    const replies = readFrames(socket, 3);
+    const bytes = Buffer.concat([
+      frame(query('worker-0001.agents.internal', 'A', 11)),
+      frame(query('nobody.agents.internal', 'A', 12)),
+      frame(query('_crunch._tcp.agents.internal', 'SRV', 13)),
+    ]);
+    // One byte, then the rest in two uneven pieces.
+    socket.write(bytes.subarray(0, 1));
+    await new Promise((r) => setTimeout(r, 20));
+    socket.write(bytes.subarray(1, 40));
+    socket.write(bytes.subarray(40));
+    const got = await replies;
+    expect(got.map((r) => [r.id, r.rcode])).toEqual([
+      [11, 'NOERROR'],
+      [12, 'NXDOMAIN'],
+      [13, 'NOERROR'],
+    ]);
+    expect(got[2]!.answers).toHaveLength(60);
+    socket.destroy();
+  });
+
+  it('closes idle connections and connections announcing oversized messages', async () => {
+    const idle = connect(responder.port, '127.0.0.1');
+    const idleMs = await closed(idle);
+    expect(idleMs).toBeGreaterThanOrEqual(250);
+    expect(idleMs).toBeLessThan(2000);
+    const greedy = connect(responder.port, '127.0.0.1');
+    const wasClosed = closed(greedy);
+    greedy.write(Buffer.from([0xff, 0xff, 1, 2, 3]));
+    expect(await wasClosed).toBeLessThan(250);
+  });
+
+  it('keeps serving after garbage on both transports', async () => {
+    const junk = createSocket('udp4');
+    junk.send(Buffer.from('not dns at all, not at all'), responder.port, '127.0.0.1');
+    junk.send(Buffer.alloc(3), responder.port, '127.0.0.1', () => junk.close());
+    const socket = connect(responder.port, '127.0.0.1');
+    const reply = readFrames(socket, 1);
+    // A query header (opcode 0, one question) followed by junk where the question should be.
+    socket.write(
+      frame(Buffer.concat([Buffer.from([0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), Buffer.from('garbage!')])),
+    );
+    expect((await reply)[0]!.rcode).toBe('FORMERR');
+    socket.destroy();
+    expect((await udpAsk(responder.port, query('agents.internal', 'SOA'))).answers).toHaveLength(1);
+  });
+
+  it('stops cleanly, closing open connections and freeing the port', async () => {
+    const zone = new Zone(new FakeInstanceSource(), { zone: 'agents.internal', ttlSeconds: 15 });
+    const own = await startDnsResponder({ zone, port: 0 });
+    const socket = connect(own.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const wasClosed = closed(socket);
+    await own.stop();
+    await wasClosed;
+    const again = await startDnsResponder({ zone, port: own.port });
+    expect(again.port).toBe(own.port);
+    await again.stop();
+  });
+});
