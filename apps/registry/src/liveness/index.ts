@@ -1,3 +1,4 @@
+export { bindLivenessToInstances } from './bind-cache.js';
 export { type LivenessEntry, LivenessTable, type Tombstone } from './liveness-table.js';
 export { StormGuard, type StormGuardDeps, type StormPhase } from './storm-guard.js';
 export { Sweeper } from './sweeper.js';

@@ -7,11 +7,15 @@ export interface LivenessEntry {
   readonly instanceId: string;
   readonly leaseId: string;
   readonly tokenHash: string;
+  /** The stored record, kept so a tombstone can still show the instance once it is gone. */
+  readonly record: InstanceRecord;
   /** The last accepted seq; undefined until the first heartbeat after a registry restart (any seq is the baseline). */
   lastSeq: number | undefined;
   load: Load;
   /** Monotonic ms of the last accepted heartbeat, or of registration / first sight. */
   lastBeatMono: number;
+  /** Monotonic ms at which this replica first saw the registration (drives routing's warm-up). */
+  readonly firstSeenMono: number;
   /** Wall-clock ms of the last accepted heartbeat, for display only. */
   lastBeatWall: number | null;
   /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */
@@ -54,10 +58,7 @@ export class LivenessTable {
   }
 
   /** Starts tracking a registration; `fresh` (just registered here) makes seq 1 the first acceptable heartbeat. */
-  track(
-    record: Pick<InstanceRecord, 'instance_id' | 'lease_id' | 'lease_token_hash'>,
-    fresh: boolean,
-  ): LivenessEntry {
+  track(record: InstanceRecord, fresh: boolean): LivenessEntry {
     const existing = this.entries.get(record.instance_id);
     if (existing && existing.leaseId === record.lease_id) {
       if (fresh && existing.lastSeq === undefined && existing.lastBeatWall === null) existing.lastSeq = 0;
@@ -67,9 +68,11 @@ export class LivenessTable {
       instanceId: record.instance_id,
       leaseId: record.lease_id,
       tokenHash: record.lease_token_hash,
+      record,
       lastSeq: fresh ? 0 : undefined,
       load: DEFAULT_LOAD,
       lastBeatMono: this.clock.now(),
+      firstSeenMono: this.clock.now(),
       lastBeatWall: null,
       deregistering: false,
     };
@@ -85,21 +88,21 @@ export class LivenessTable {
     entry.lastBeatWall = this.clock.wallNow();
   }
 
-  /** Stops tracking a registration whose records are gone; keeps a tombstone when the record is known. */
-  remove(instanceId: string, record?: InstanceRecord): void {
+  /** Stops tracking a registration whose records are gone, keeping a tombstone that says how it ended. */
+  remove(instanceId: string): void {
     const entry = this.entries.get(instanceId);
     if (!entry) return;
     this.entries.delete(instanceId);
-    if (!record) return;
     const state = entry.deregistering ? 'deregistered' : 'unavailable';
-    this.tombstones.set(instanceId, { record, entry, state, goneAtMono: this.clock.now() });
+    this.tombstones.set(instanceId, { record: entry.record, entry, state, goneAtMono: this.clock.now() });
     if (this.tombstones.size > TOMBSTONE_LIMIT) {
       this.tombstones.delete(this.tombstones.keys().next().value as string);
     }
   }
 
   /** The state of a live entry at monotonic time `now`. */
-  stateOf(entry: LivenessEntry, now = this.clock.now()): 'healthy' | 'suspect' {
+  stateOf(entry: LivenessEntry, now = this.clock.now()): 'healthy' | 'suspect' | 'deregistered' {
+    if (entry.deregistering) return 'deregistered';
     return now - entry.lastBeatMono > this.suspectAfterMs ? 'suspect' : 'healthy';
   }
 
@@ -118,11 +121,29 @@ export class LivenessTable {
     return tombstone && tombstone.goneAtMono >= this.clock.now() - TOMBSTONE_TTL_MS ? tombstone : undefined;
   }
 
+  /** What routing reads about one instance (matches routing's `RoutingLiveness.snapshot`). */
+  snapshot(instanceId: string): { state: InstanceState; load?: Load; registeredAt: number } | undefined {
+    const entry = this.entries.get(instanceId);
+    if (entry) {
+      const state = this.stateOf(entry);
+      return entry.lastBeatWall === null
+        ? { state, registeredAt: entry.firstSeenMono }
+        : { state, load: entry.load, registeredAt: entry.firstSeenMono };
+    }
+    const gone = this.tombstone(instanceId);
+    return gone ? { state: gone.state, registeredAt: gone.entry.firstSeenMono } : undefined;
+  }
+
   /** Live instances by state, for metrics. */
   counts(): { healthy: number; suspect: number } {
     const now = this.clock.now();
     let suspect = 0;
-    for (const entry of this.entries.values()) if (now - entry.lastBeatMono > this.suspectAfterMs) suspect++;
-    return { healthy: this.entries.size - suspect, suspect };
+    let healthy = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.deregistering) continue;
+      if (now - entry.lastBeatMono > this.suspectAfterMs) suspect++;
+      else healthy++;
+    }
+    return { healthy, suspect };
   }
 }

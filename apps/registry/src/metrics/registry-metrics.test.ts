@@ -12,6 +12,8 @@ describe('RegistryMetrics', () => {
     metrics.countHeartbeat('accepted');
     metrics.countHeartbeat('stale');
     metrics.registrations.inc({ result: 'ok' });
+    metrics.countRequest('POST', '/v1/agents/:id/heartbeat', 200);
+    metrics.countRequest('POST', '/v1/agents/:id/heartbeat', 200);
     leader = true;
     const { body, contentType } = await metrics.render();
     expect(contentType).toContain('text/plain');
@@ -22,6 +24,9 @@ describe('RegistryMetrics', () => {
     expect(body).toContain('reach_registry_instances{state="suspect"} 1');
     expect(body).toContain('reach_registry_leader 1');
     expect(body).toContain('reach_registry_storm_active 0');
+    expect(body).toContain(
+      'reach_registry_http_requests_total{method="POST",route="/v1/agents/:id/heartbeat",status="200"} 2',
+    );
     // A second scrape does not count the same heartbeats twice.
     expect((await metrics.render()).body).toContain('reach_registry_heartbeats_total{outcome="accepted"} 2');
   });

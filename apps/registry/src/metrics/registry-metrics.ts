@@ -40,13 +40,13 @@ export class RegistryMetrics {
     help: 'Instances the leader evicted (revoked) after a storm hold.',
     registers: [this.registry],
   });
-  readonly httpRequests = new Counter({
-    name: 'reach_registry_http_requests_total',
-    help: 'HTTP requests by method, route and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
   readonly heartbeats: Counter<'outcome'>;
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  // Requests too are counted in a plain map and handed over at scrape time.
+  private readonly pendingRequests = new Map<
+    string,
+    { method: string; route: string; status: string; n: number }
+  >();
 
   // Heartbeats are the hot path: count them in plain fields and hand them to prom-client at scrape time.
   private readonly pendingHeartbeats: Record<HeartbeatOutcome, number> = {
@@ -68,6 +68,17 @@ export class RegistryMetrics {
           if (pending[outcome] > 0) this.inc({ outcome }, pending[outcome]);
           pending[outcome] = 0;
         }
+      },
+    });
+    const requests = this.pendingRequests;
+    this.httpRequests = new Counter({
+      name: 'reach_registry_http_requests_total',
+      help: 'HTTP requests by method, route and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const { method, route, status, n } of requests.values()) this.inc({ method, route, status }, n);
+        requests.clear();
       },
     });
     new Gauge({
@@ -92,6 +103,14 @@ export class RegistryMetrics {
   /** Counts one heartbeat outcome (cheap: no label lookup on the hot path). */
   countHeartbeat(outcome: HeartbeatOutcome): void {
     this.pendingHeartbeats[outcome]++;
+  }
+
+  /** Counts one HTTP request by its route pattern (not its path, which would explode the label set). */
+  countRequest(method: string, route: string, status: number): void {
+    const key = `${method} ${route} ${status}`;
+    const pending = this.pendingRequests.get(key);
+    if (pending) pending.n++;
+    else this.pendingRequests.set(key, { method, route, status: String(status), n: 1 });
   }
 
   /** The exposition text for `GET /metrics`. */

@@ -1,0 +1,51 @@
+import { ReachError } from '@agent-reach/sdk/protocol';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Logger } from 'pino';
+import { createErrorHandler } from '../errors/error-handler.js';
+import type { RegistryMetrics } from '../metrics/registry-metrics.js';
+import type { RegistrationVerbs } from '../registration/index.js';
+import { agentRoutes } from './agent-routes.js';
+import { probeRoutes, type ReadinessCheck } from './probe-routes.js';
+
+/** What the registry's HTTP app is built from. */
+export interface AppDeps {
+  verbs: RegistrationVerbs;
+  metrics: RegistryMetrics;
+  logger: Logger;
+  /** `control_plane.max_body_bytes`; larger bodies get PAYLOAD_TOO_LARGE. @default 262144 */
+  maxBodyBytes: number;
+  readiness: ReadinessCheck;
+  /** More routers (routing, `GET /v1/zone`, …) mounted at `/`; they share the error handler and limits. */
+  routes?: Hono[];
+}
+
+/** Builds the registry's hono app. Nothing listens: call `app.request()` in tests or serve it. */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+  app.use(async (c, next) => {
+    await next();
+    deps.metrics.countRequest(c.req.method, c.req.routePath, c.res.status);
+  });
+  app.use(
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: () => {
+        throw new ReachError(
+          'PAYLOAD_TOO_LARGE',
+          `the request body is larger than ${deps.maxBodyBytes} bytes`,
+          {
+            data: { max_body_bytes: deps.maxBodyBytes },
+          },
+        );
+      },
+    }),
+  );
+  app.route('/', agentRoutes(deps.verbs));
+  app.route('/', probeRoutes(deps.metrics, deps.readiness));
+  for (const routes of deps.routes ?? []) app.route('/', routes);
+  const onError = createErrorHandler(deps.logger);
+  app.notFound((c) => onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c));
+  app.onError(onError);
+  return app;
+}

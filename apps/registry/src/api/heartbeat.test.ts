@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { registerBody } from '../testing/fixtures.js';
+import { bearer, call } from '../testing/http.js';
+import { startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
+
+let t: TestRegistry;
+let id: string;
+let token: string;
+
+beforeEach(async () => {
+  t = await startTestRegistry();
+  const reply = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
+  id = reply.body.instance_id as string;
+  token = reply.body.lease_token as string;
+});
+afterEach(async () => {
+  vi.useRealTimers();
+  await t.cleanup();
+});
+
+const beat = (seq: number, load?: object, auth = token, instance = id) =>
+  call(
+    t.registry.app,
+    'POST',
+    `/v1/agents/${instance}/heartbeat`,
+    load ? { seq, load } : { seq },
+    bearer(auth),
+  );
+const alive = async () => (await t.store.get(`/reach/instances/${id}`)) !== null;
+
+describe('POST /v1/agents/:id/heartbeat', () => {
+  it('accepts increasing seqs and records load and the last heartbeat', async () => {
+    expect(await beat(1)).toEqual({
+      status: 200,
+      body: { status: 'ok', state: 'healthy', heartbeat_interval_ms: 5000 },
+    });
+    expect((await beat(2, { in_flight: 3, capacity: 8, queue: 1 })).status).toBe(200);
+    const view = await call(t.registry.app, 'GET', `/v1/agents/${id}`);
+    expect(view.body).toMatchObject({
+      last_seq: 2,
+      load: { in_flight: 3, capacity: 8, queue: 1 },
+      state: 'healthy',
+    });
+    expect(Date.parse(view.body.last_heartbeat_at as string)).toBeGreaterThan(0);
+  });
+
+  it('keeps the registration alive past the lease TTL while heartbeats come', async () => {
+    for (let seq = 1; seq <= 8; seq++) {
+      await t.advance(5000);
+      expect((await beat(seq)).status).toBe(200);
+    }
+    expect(await alive()).toBe(true);
+  });
+
+  it('refuses a replayed or older seq with STALE_HEARTBEAT and does not extend the lease', async () => {
+    expect((await beat(5)).status).toBe(200);
+    await t.advance(10_000);
+    const replay = await beat(5);
+    expect(replay).toMatchObject({ status: 409, body: { code: 'STALE_HEARTBEAT', data: { last_seq: 5 } } });
+    expect((await beat(3)).body.code).toBe('STALE_HEARTBEAT');
+    // Had the replay at 10 s extended the lease, the record would live until 25 s.
+    await t.advance(5_000);
+    expect(await alive()).toBe(false);
+    const late = await beat(6);
+    expect(late.status).toBe(410);
+    expect(late.body.code).toBe('UNKNOWN_INSTANCE');
+    expect(late.body.message).toContain('register again');
+  });
+
+  it('refuses a stale heartbeat sent concurrently with the one it replays', async () => {
+    const [a, b] = await Promise.all([beat(1), beat(1)]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+  });
+
+  it('answers UNKNOWN_INSTANCE (410) for an instance it does not know', async () => {
+    const reply = await beat(1, undefined, token, 'nobody-0000');
+    expect(reply).toMatchObject({ status: 410, body: { code: 'UNKNOWN_INSTANCE' } });
+    expect(reply.body.message).toContain('register again');
+  });
+
+  it('needs the lease token of that registration', async () => {
+    const other = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8002));
+    const wrong = await beat(1, undefined, other.body.lease_token as string);
+    expect(wrong).toMatchObject({ status: 401, body: { code: 'LEASE_TOKEN_INVALID' } });
+    const missing = await call(t.registry.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq: 1 });
+    expect(missing).toMatchObject({ status: 401, body: { code: 'LEASE_TOKEN_INVALID' } });
+    // A refused token does not consume the seq.
+    expect((await beat(1)).status).toBe(200);
+  });
+
+  it('refuses bad heartbeat bodies with 400 and a code', async () => {
+    const path = `/v1/agents/${id}/heartbeat`;
+    const headers = bearer(token);
+    expect((await call(t.registry.app, 'POST', path, '{nope', headers)).body.code).toBe('INVALID_JSON');
+    expect((await call(t.registry.app, 'POST', path, { seq: 'one' }, headers)).body.code).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect((await call(t.registry.app, 'POST', path, { seq: 0 }, headers)).body.code).toBe(
+      'VALIDATION_FAILED',
+    );
+    const badLoad = await call(t.registry.app, 'POST', path, { seq: 1, load: { in_flight: -1 } }, headers);
+    expect(badLoad).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(badLoad.body.message).toContain('load.in_flight');
+    const badId = await call(t.registry.app, 'POST', '/v1/agents/Not_An_Id/heartbeat', { seq: 1 }, headers);
+    expect(badId).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  });
+
+  it('marks an instance suspect after a missed heartbeat, healthy again on the next', async () => {
+    expect((await beat(1)).status).toBe(200);
+    await t.advance(5_500);
+    expect((await call(t.registry.app, 'GET', `/v1/agents/${id}`)).body.state).toBe('healthy');
+    await t.advance(1_000);
+    expect((await call(t.registry.app, 'GET', `/v1/agents/${id}`)).body.state).toBe('suspect');
+    const suspects = await call(t.registry.app, 'GET', '/v1/agents?state=suspect');
+    expect((suspects.body.instances as unknown[]).length).toBe(1);
+    expect((await beat(2)).status).toBe(200);
+    expect((await call(t.registry.app, 'GET', `/v1/agents/${id}`)).body.state).toBe('healthy');
+  });
+
+  it('is not moved by a wall-clock jump of an hour either way', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2031-05-01T12:00:00Z'));
+    expect((await beat(1)).status).toBe(200);
+    // NTP steps the clock an hour forward: nothing may expire or turn suspect.
+    vi.setSystemTime(new Date('2031-05-01T13:00:00Z'));
+    await t.advance(1_000);
+    expect((await call(t.registry.app, 'GET', `/v1/agents/${id}`)).body.state).toBe('healthy');
+    expect(await alive()).toBe(true);
+    expect((await beat(2)).status).toBe(200);
+    // ...and two hours back: heartbeats are still judged by seq, not by time.
+    vi.setSystemTime(new Date('2031-05-01T11:00:00Z'));
+    await t.advance(1_000);
+    const third = await beat(3);
+    expect(third.status).toBe(200);
+    const view = await call(t.registry.app, 'GET', `/v1/agents/${id}`);
+    expect(view.body).toMatchObject({ state: 'healthy', last_seq: 3 });
+    expect(view.body.last_heartbeat_at).toBe('2031-05-01T11:00:00.000Z');
+    // Deadlines still follow the monotonic clock: 15 s without heartbeats ends the lease.
+    await t.advance(15_000);
+    expect(await alive()).toBe(false);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { loadRegistryConfig, registryConfigFrom } from './config.js';
+
+describe('loadRegistryConfig', () => {
+  it('applies the seed defaults', () => {
+    const config = loadRegistryConfig({});
+    expect(config).toMatchObject({
+      listen: { host: '127.0.0.1', port: 8701 },
+      zone: 'agents.internal',
+      heartbeatIntervalMs: 5000,
+      heartbeatTimeoutMs: 15000,
+      suspectGraceMs: 1000,
+      maxBodyBytes: 262_144,
+      tokens: [],
+      storm: { threshold: 0.25, minInstances: 5, holdMs: 60_000, maxEvictionsPerInterval: 10 },
+    });
+    expect([...config.catalog]).toContain('security_review');
+  });
+
+  it('reads YAML, env overrides and token_env', () => {
+    const yaml = [
+      'control_plane:',
+      '  listen: 127.0.0.1:9701',
+      '  heartbeat_interval: 2',
+      '  heartbeat_timeout: 6s',
+      '  tokens:',
+      '    - { name: ci, token_env: CI_TOKEN, capabilities: ["text_*"] }',
+      'catalog:',
+      '  - { id: translation, description: Translate text. }',
+    ].join('\n');
+    const config = loadRegistryConfig({ CI_TOKEN: 'secret-ci-token', REACH_ZONE: 'x.test' }, yaml);
+    expect(config.listen.port).toBe(9701);
+    expect(config.heartbeatIntervalMs).toBe(2000);
+    expect(config.heartbeatTimeoutMs).toBe(6000);
+    expect(config.zone).toBe('x.test');
+    expect(config.tokens).toEqual([{ name: 'ci', token: 'secret-ci-token', capabilities: ['text_*'] }]);
+    expect(config.catalog.has('translation')).toBe(true);
+  });
+
+  it('fails fast naming the key', () => {
+    const bad: Array<[string, Record<string, string>, string]> = [
+      ['control_plane: { heartbeat_interval: soon }', {}, 'control_plane.heartbeat_interval'],
+      [
+        'control_plane: { heartbeat_interval: 5, heartbeat_timeout: 6 }',
+        {},
+        'control_plane.heartbeat_timeout',
+      ],
+      [
+        'control_plane: { tokens: [{ name: a, token_env: MISSING, capabilities: ["*"] }] }',
+        {},
+        'control_plane.tokens.0',
+      ],
+      ['control_plane: { max_body_bytes: 10 }', {}, 'control_plane.max_body_bytes'],
+    ];
+    for (const [yaml, env, key] of bad) {
+      expect(() => loadRegistryConfig(env, yaml), yaml).toThrow(
+        expect.objectContaining({ code: 'INVALID_CONFIG', message: expect.stringContaining(key) }),
+      );
+    }
+  });
+
+  it('builds from an in-memory object', () => {
+    expect(registryConfigFrom({ control_plane: { max_body_bytes: 2048 } }).maxBodyBytes).toBe(2048);
+    expect(() => registryConfigFrom({ dns: { zone: 'UPPER' } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIG' }),
+    );
+  });
+});

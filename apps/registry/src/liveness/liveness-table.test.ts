@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/manual-clock.js';
+import { instanceRecord } from '../testing/fixtures.js';
+import { LivenessTable } from './liveness-table.js';
+
+describe('LivenessTable', () => {
+  it('starts fresh registrations at seq 0 and adopted ones with no baseline', () => {
+    const table = new LivenessTable(new ManualClock(), 6000);
+    expect(table.track(instanceRecord('a-0001'), true).lastSeq).toBe(0);
+    expect(table.track(instanceRecord('a-0002'), false).lastSeq).toBeUndefined();
+    // A registration seen through the watch first, then confirmed by register, is still fresh.
+    const table2 = new LivenessTable(new ManualClock(), 6000);
+    table2.track(instanceRecord('a-0003'), false);
+    expect(table2.track(instanceRecord('a-0003'), true).lastSeq).toBe(0);
+  });
+
+  it('turns suspect after interval + grace without a heartbeat, on monotonic time', () => {
+    const clock = new ManualClock(0);
+    const table = new LivenessTable(clock, 6000);
+    const entry = table.track(instanceRecord('a-0001'), true);
+    clock.advance(6000);
+    expect(table.stateOf(entry)).toBe('healthy');
+    clock.advance(1);
+    expect(table.stateOf(entry)).toBe('suspect');
+    expect(table.counts()).toEqual({ healthy: 0, suspect: 1 });
+    table.beat(entry, { in_flight: 1, capacity: 2, queue: 0 });
+    expect(table.stateOf(entry)).toBe('healthy');
+    expect(table.snapshot('a-0001')).toEqual({
+      state: 'healthy',
+      load: { in_flight: 1, capacity: 2, queue: 0 },
+      registeredAt: 0,
+    });
+  });
+
+  it('keeps a tombstone saying how an instance ended', () => {
+    const table = new LivenessTable(new ManualClock(), 6000);
+    table.track(instanceRecord('a-0001'), true);
+    table.track(instanceRecord('a-0002'), true).deregistering = true;
+    table.remove('a-0001');
+    table.remove('a-0002');
+    expect(table.size).toBe(0);
+    expect(table.tombstone('a-0001')?.state).toBe('unavailable');
+    expect(table.tombstone('a-0002')?.state).toBe('deregistered');
+    expect(table.snapshot('a-0002')?.state).toBe('deregistered');
+    expect(table.gone().map((g) => g.record.instance_id)).toEqual(['a-0001', 'a-0002']);
+  });
+});

@@ -1,0 +1,71 @@
+import { type HeartbeatRequest, type HeartbeatResponse, ReachError } from '@agent-reach/sdk/protocol';
+import { bearerToken, leaseTokenMatches } from '../auth/lease-token.js';
+import type { RegistrationDeps } from './registration-deps.js';
+import { resolveInstance } from './resolve-instance.js';
+
+/** The answer for an instance the registry does not know (any more): the SDK re-registers on it. */
+export function unknownInstance(instanceId: string): ReachError {
+  return new ReachError(
+    'UNKNOWN_INSTANCE',
+    `instance ${instanceId} is not registered (its lease expired or it was removed); register again`,
+    { data: { instance_id: instanceId } },
+  );
+}
+
+/** Builds the heartbeat verb: lease token, strictly newer seq, then one keep-alive. Nothing else touches the store. */
+export function createHeartbeat(deps: RegistrationDeps) {
+  const { config, store, table, metrics } = deps;
+  const answer: HeartbeatResponse = {
+    status: 'ok',
+    state: 'healthy',
+    heartbeat_interval_ms: config.heartbeatIntervalMs,
+  };
+
+  return async function heartbeat(
+    instanceId: string,
+    request: HeartbeatRequest,
+    authorization: string | undefined,
+  ): Promise<HeartbeatResponse> {
+    const token = bearerToken(authorization);
+    if (token === undefined) {
+      metrics.countHeartbeat('invalid_token');
+      throw new ReachError('LEASE_TOKEN_INVALID', 'heartbeats need Authorization: Bearer <lease_token>');
+    }
+    const entry = table.get(instanceId) ?? (await resolveInstance(deps, instanceId));
+    if (!entry || entry.deregistering) {
+      metrics.countHeartbeat('unknown');
+      throw unknownInstance(instanceId);
+    }
+    if (!leaseTokenMatches(token, entry.tokenHash)) {
+      metrics.countHeartbeat('invalid_token');
+      throw new ReachError(
+        'LEASE_TOKEN_INVALID',
+        `the lease token does not belong to instance ${instanceId}`,
+      );
+    }
+    const previous = entry.lastSeq;
+    if (previous !== undefined && request.seq <= previous) {
+      metrics.countHeartbeat('stale');
+      throw new ReachError('STALE_HEARTBEAT', `seq ${request.seq} is not newer than ${previous}; ignored`, {
+        data: { seq: request.seq, last_seq: previous },
+      });
+    }
+    // Claim the seq before waiting on the store, so a concurrent replay of it is refused.
+    entry.lastSeq = request.seq;
+    let kept: Awaited<ReturnType<typeof store.keepAlive>>;
+    try {
+      kept = await store.keepAlive(entry.leaseId);
+    } catch (cause) {
+      if (entry.lastSeq === request.seq) entry.lastSeq = previous;
+      throw new ReachError('STORE_UNAVAILABLE', 'the store did not take the keep-alive; retry', { cause });
+    }
+    if (!kept.ok) {
+      table.remove(instanceId);
+      metrics.countHeartbeat('unknown');
+      throw unknownInstance(instanceId);
+    }
+    table.beat(entry, request.load);
+    metrics.countHeartbeat('accepted');
+    return answer;
+  };
+}

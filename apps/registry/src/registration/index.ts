@@ -1,0 +1,25 @@
+import { createDeregister } from './deregister.js';
+import { createHeartbeat } from './heartbeat.js';
+import { createQueries } from './instance-views.js';
+import { createRegister } from './register.js';
+import type { RegistrationDeps } from './registration-deps.js';
+
+export { DeclarationLog } from './declaration-log.js';
+export type { DeregisterResponse } from './deregister.js';
+export { unknownInstance } from './heartbeat.js';
+export { type InstanceFilter, instanceView } from './instance-views.js';
+export { cardUrlOf } from './register.js';
+export type { RegistrationDeps } from './registration-deps.js';
+
+/** The registration verbs: register, heartbeat, deregister, list, get, declarationHistory. */
+export function createRegistrationVerbs(deps: RegistrationDeps) {
+  return {
+    register: createRegister(deps),
+    heartbeat: createHeartbeat(deps),
+    deregister: createDeregister(deps),
+    ...createQueries(deps),
+  };
+}
+
+/** The registration verbs as built by `createRegistrationVerbs`. */
+export type RegistrationVerbs = ReturnType<typeof createRegistrationVerbs>;

@@ -1,0 +1,124 @@
+import {
+  CARD_PATH,
+  type Endpoint,
+  isReachError,
+  publishedCapabilities,
+  ReachError,
+  type RegisterRequest,
+  type RegisterResponse,
+} from '@agent-reach/sdk/protocol';
+import { hashLeaseToken, newLeaseToken } from '../auth/lease-token.js';
+import { skydnsEntries } from '../skydns/skydns-entries.js';
+import { KEYS } from '../store/keys.js';
+import type { InstanceRecord } from '../store/records.js';
+import type { PutOp } from '../store/store.js';
+import { newInstanceId } from './instance-id.js';
+import type { RegistrationDeps } from './registration-deps.js';
+
+/** Where the instance serves its agent card. */
+export function cardUrlOf(endpoint: Endpoint): string {
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  return `${endpoint.scheme}://${host}:${endpoint.port}${CARD_PATH}`;
+}
+
+/** Catalog capabilities that `serves` entries name but the catalog lacks (operation names are free). */
+function unknownCatalogEntries(request: RegisterRequest, catalog: ReadonlySet<string>): string[] {
+  const unknown = new Set<string>();
+  for (const operation of Object.values(request.declaration.capabilities)) {
+    for (const capability of operation.serves) if (!catalog.has(capability)) unknown.add(capability);
+  }
+  return [...unknown].sort();
+}
+
+/** Builds the register verb: authorize, check the catalog, then store everything in one commit under a new lease. */
+export function createRegister(deps: RegistrationDeps) {
+  const { config, store, instances, table, authority, declarations, metrics, clock, logger } = deps;
+  // Ids handed out whose registration has not reached the liveness table yet.
+  const reserved = new Set<string>();
+  const taken = (id: string) =>
+    reserved.has(id) || table.get(id) !== undefined || instances.get(id) !== undefined;
+  const ttlSec = Math.ceil(config.heartbeatTimeoutMs / 1000);
+
+  async function commitRegistration(request: RegisterRequest, instanceId: string): Promise<RegisterResponse> {
+    const { declaration } = request;
+    let isNewVersion = false;
+    let lease: string | undefined;
+    try {
+      isNewVersion = await declarations.claim(declaration);
+      lease = await store.grantLease(config.heartbeatTimeoutMs);
+      const leaseToken = newLeaseToken();
+      const now = clock.wallNow();
+      const record: InstanceRecord = {
+        instance_id: instanceId,
+        agent_name: declaration.agent_name,
+        declaration,
+        endpoint: request.endpoint,
+        card_url: cardUrlOf(request.endpoint),
+        card_sha256: request.card_sha256,
+        lease_token_hash: hashLeaseToken(leaseToken),
+        lease_id: lease,
+        registered_at: now,
+      };
+      const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value: JSON.stringify(record), lease }];
+      for (const entry of skydnsEntries(record, config.zone, ttlSec)) puts.push({ ...entry, lease });
+      if (isNewVersion) puts.push(declarations.entry(declaration, now));
+      const committed = await store.commit({ puts });
+      if (!committed.ok) {
+        throw new ReachError(
+          'STORE_UNAVAILABLE',
+          'the new lease vanished before the registration was stored; retry',
+        );
+      }
+      table.track(record, true);
+      return {
+        instance_id: instanceId,
+        lease_token: leaseToken,
+        heartbeat_interval_ms: config.heartbeatIntervalMs,
+        heartbeat_timeout_ms: config.heartbeatTimeoutMs,
+        declaration_version: declaration.version,
+      };
+    } catch (error) {
+      // Nothing is half-stored: whatever was bound to the lease goes with it.
+      if (lease !== undefined) {
+        await store
+          .revokeLease(lease)
+          .catch((cause: unknown) => logger.error({ err: cause, lease }, 'revoke failed'));
+      }
+      if (isNewVersion) await declarations.release(declaration).catch(() => undefined);
+      if (isReachError(error)) throw error;
+      throw new ReachError('STORE_UNAVAILABLE', 'the store did not accept the registration; retry', {
+        cause: error,
+      });
+    }
+  }
+
+  return async function register(
+    request: RegisterRequest,
+    authorization?: string,
+  ): Promise<RegisterResponse> {
+    try {
+      const granted = authority.authorize(authorization, publishedCapabilities(request.declaration));
+      if (!granted.ok) throw granted.error;
+      const unknown = unknownCatalogEntries(request, config.catalog);
+      if (unknown.length > 0) {
+        throw new ReachError(
+          'UNKNOWN_CAPABILITY',
+          `not in the capability catalog: ${unknown.join(', ')} (known: ${[...config.catalog].sort().join(', ')})`,
+          { data: { unknown } },
+        );
+      }
+      const instanceId = newInstanceId(request.declaration.agent_name, taken);
+      reserved.add(instanceId);
+      try {
+        const response = await commitRegistration(request, instanceId);
+        metrics.registrations.inc({ result: 'ok' });
+        return response;
+      } finally {
+        reserved.delete(instanceId);
+      }
+    } catch (error) {
+      metrics.registrations.inc({ result: isReachError(error) ? error.code : 'INTERNAL' });
+      throw error;
+    }
+  };
+}

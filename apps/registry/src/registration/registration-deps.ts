@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { TokenAuthority } from '../auth/token-authority.js';
+import type { Clock } from '../clock/clock.js';
+import type { RegistryConfig } from '../config.js';
+import type { InstanceSource } from '../instances/instance-source.js';
+import type { LivenessTable } from '../liveness/liveness-table.js';
+import type { RegistryMetrics } from '../metrics/registry-metrics.js';
+import type { RegistryStore } from '../store/store.js';
+import type { DeclarationLog } from './declaration-log.js';
+
+/** What the registration verbs work with; every part is injected. */
+export interface RegistrationDeps {
+  config: RegistryConfig;
+  store: RegistryStore;
+  instances: InstanceSource;
+  table: LivenessTable;
+  authority: TokenAuthority;
+  declarations: DeclarationLog;
+  metrics: RegistryMetrics;
+  clock: Clock;
+  logger: Logger;
+}

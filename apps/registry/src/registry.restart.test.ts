@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerBody } from './testing/fixtures.js';
+import { bearer, call } from './testing/http.js';
+import { startTestRegistry, type TestRegistry } from './testing/test-registry.js';
+
+let t: TestRegistry;
+afterEach(async () => {
+  await t.cleanup();
+});
+
+describe('a registry restart on the embedded store', () => {
+  it('keeps live registrations, their lease tokens and the declaration history', async () => {
+    t = await startTestRegistry();
+    const first = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
+    const id = first.body.instance_id as string;
+    const token = first.body.lease_token as string;
+    await call(
+      t.registry.app,
+      'POST',
+      '/v1/agents',
+      registerBody(8002, { version: '2', change_reason: 'faster' }),
+    );
+    expect(
+      (await call(t.registry.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq: 41 }, bearer(token))).status,
+    ).toBe(200);
+    await t.advance(3_000);
+
+    t = await t.restart();
+    const listed = await call(t.registry.app, 'GET', '/v1/agents');
+    expect((listed.body.instances as Array<{ instance_id: string }>).map((v) => v.instance_id)).toContain(id);
+    expect(listed.body.instances).toHaveLength(2);
+    expect(await t.store.get(`/skydns/internal/agents/_tcp/_summarize/${id}`)).not.toBeNull();
+    // The cache starts empty: the first heartbeat's seq is the new baseline, then seqs must grow again.
+    const beat = (seq: number) =>
+      call(t.registry.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq }, bearer(token));
+    expect((await beat(42)).status).toBe(200);
+    expect((await beat(42)).body.code).toBe('STALE_HEARTBEAT');
+    const history = await call(t.registry.app, 'GET', '/v1/declarations/summarizer-v2');
+    expect((history.body.history as Array<{ version: string }>).map((entry) => entry.version)).toEqual([
+      '1',
+      '2',
+    ]);
+    // Restored leases got a fresh TTL and keep working: the heartbeating one lives on, the other expires.
+    for (let seq = 43; seq < 47; seq++) {
+      await t.advance(5_000);
+      expect((await beat(seq)).status).toBe(200);
+    }
+    expect((await call(t.registry.app, 'GET', '/v1/agents')).body.instances).toHaveLength(1);
+    // The new version is still known: registering it again adds no history entry.
+    await call(t.registry.app, 'POST', '/v1/agents', registerBody(8003, { version: '2' }));
+    expect(await t.store.list('/reach/declarations/summarizer-v2/')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { type Logger, pino } from 'pino';
+import { createApp } from './api/create-app.js';
+import { TokenAuthority } from './auth/token-authority.js';
+import { type Clock, systemClock } from './clock/clock.js';
+import type { RegistryConfig } from './config.js';
+import { InstanceCache } from './instances/instance-cache.js';
+import { bindLivenessToInstances } from './liveness/bind-cache.js';
+import { LivenessTable } from './liveness/liveness-table.js';
+import { StormGuard } from './liveness/storm-guard.js';
+import { Sweeper } from './liveness/sweeper.js';
+import { RegistryMetrics } from './metrics/registry-metrics.js';
+import { createRegistrationVerbs, DeclarationLog, type RegistrationVerbs } from './registration/index.js';
+import { KEYS } from './store/keys.js';
+import type { RegistryStore } from './store/store.js';
+
+/** How to build a registry; only `config` and `store` are required. */
+export interface RegistryOptions {
+  config: RegistryConfig;
+  /** An open store; the registry never closes it (its opener does). */
+  store: RegistryStore;
+  /** @default systemClock */
+  clock?: Clock;
+  /** @default pino at level info */
+  logger?: Logger;
+  /** This replica's name in the leader election. @default `registry-<pid>-<random>` */
+  replicaId?: string;
+  /** Extra routers built from the registry's parts (e.g. `GET /v1/zone`, `POST /v1/route`), mounted at `/`. */
+  routes?: (parts: RegistryParts) => Hono[];
+  /** Whether to join the leader election and sweep (storm protection). @default true */
+  sweep?: boolean;
+}
+
+/** The registry's parts, for other components that mount on it (DNS, routing) and for tests. */
+export interface RegistryParts {
+  config: RegistryConfig;
+  store: RegistryStore;
+  clock: Clock;
+  logger: Logger;
+  /** The live registrations from the store's watch: an `InstanceSource`. */
+  instances: InstanceCache;
+  /** Replica-local liveness (seq, load, state); `liveness.snapshot(id)` fits routing's `RoutingLiveness`. */
+  liveness: LivenessTable;
+  metrics: RegistryMetrics;
+  verbs: RegistrationVerbs;
+  storm: StormGuard;
+  sweeper: Sweeper;
+}
+
+/** A built registry: its parts, its hono app (not listening) and a way to stop it. */
+export interface Registry extends RegistryParts {
+  app: Hono;
+  /** Stops the sweeper (resigning leadership) and the watch; leaves the store open. */
+  close(): Promise<void>;
+}
+
+async function storeReachable(store: RegistryStore, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const probe = store.get(KEYS.instance('readyz-probe')).then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Builds a registry on an open store: primes the watch cache, wires liveness, verbs, sweeper and the app. */
+export async function createRegistry(options: RegistryOptions): Promise<Registry> {
+  const { config, store } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? pino({ name: 'registry' });
+  const replicaId = options.replicaId ?? `registry-${process.pid}-${randomBytes(3).toString('hex')}`;
+
+  const instances = await InstanceCache.start(store, logger);
+  const liveness = new LivenessTable(clock, config.heartbeatIntervalMs + config.suspectGraceMs);
+  const unbind = bindLivenessToInstances(liveness, instances);
+  let sweeper: Sweeper | undefined;
+  const metrics = new RegistryMetrics(
+    () => liveness.counts(),
+    () => sweeper?.isLeader ?? false,
+  );
+  const verbs = createRegistrationVerbs({
+    config,
+    store,
+    instances,
+    table: liveness,
+    authority: new TokenAuthority(config.tokens),
+    declarations: new DeclarationLog(store, logger),
+    metrics,
+    clock,
+    logger,
+  });
+  const storm = new StormGuard({ table: liveness, store, clock, metrics, logger, config });
+  sweeper = new Sweeper({
+    store,
+    clock,
+    guard: storm,
+    logger,
+    replicaId,
+    tickMs: Math.max(50, Math.round(config.heartbeatIntervalMs / 5)),
+  });
+  const parts: RegistryParts = {
+    config,
+    store,
+    clock,
+    logger,
+    instances,
+    liveness,
+    metrics,
+    verbs,
+    storm,
+    sweeper,
+  };
+  try {
+    if (options.sweep !== false) await sweeper.start();
+  } catch (error) {
+    unbind();
+    await instances.close();
+    throw error;
+  }
+  const app = createApp({
+    verbs,
+    metrics,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    readiness: async () => ({
+      watch_primed: instances.primed,
+      store_reachable: await storeReachable(store, 2000),
+    }),
+    routes: options.routes?.(parts) ?? [],
+  });
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      await sweeper.stop();
+      unbind();
+      await instances.close();
+    })();
+    return closed;
+  };
+  return { ...parts, app, close };
+}

@@ -1,0 +1,50 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { createRegistry, type Registry, type RegistryOptions } from './registry.js';
+
+/** A registry listening on HTTP. */
+export interface RunningRegistry extends Registry {
+  /** `http://host:port` of the listening server. */
+  url: string;
+  port: number;
+  server: Server;
+  /** Closes the HTTP server, then the registry (sweeper, watch); leaves the store open. */
+  stop(): Promise<void>;
+}
+
+/** Builds a registry and serves it on `listen` (default: `control_plane.listen`; port 0 picks a free one). */
+export async function startRegistry(
+  options: RegistryOptions & { listen?: { host: string; port: number } },
+): Promise<RunningRegistry> {
+  const registry = await createRegistry(options);
+  const { host, port } = options.listen ?? options.config.listen;
+  const server = createAdaptorServer({ fetch: registry.app.fetch, hostname: host }) as Server;
+  server.keepAliveTimeout = 65_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await registry.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await registry.close();
+    })();
+    return stopped;
+  };
+  return { ...registry, url: `http://${shownHost}:${address.port}`, port: address.port, server, stop };
+}
