@@ -1,4 +1,8 @@
-/** SVCB / HTTPS RDATA codec (RFC 9460): wire, presentation, dns-packet glue and our private card keys. */
+/**
+ * SVCB / HTTPS RDATA codec (RFC 9460): wire, presentation, dns-packet glue and our private card keys.
+ * Encoders, printers and `decode…`/`parse…` throw ReachError `INVALID_SVCB`; the `safe…`,
+ * `fromDnsPacketAnswer`, `readSvcbAnswers` and `readAgentCard` forms return `{ok,value}|{ok,error}`.
+ */
 export {
   AGENT_CARD_SHA256_KEY,
   AGENT_CARD_URL_KEY,

@@ -240,7 +240,11 @@ export function paramsToWire(params: SvcParams): WireParam[] {
     if (value === undefined || value === false) continue;
     out.push({ key: codec.key, value: codec.toWire(value as never) });
   }
-  for (const [name, value] of Object.entries(params.keys ?? {})) {
+  const keys = params.keys ?? {};
+  if (typeof keys !== 'object' || Array.isArray(keys) || keys instanceof Map) {
+    throw invalidSvcb('keys must be a plain object of key number to bytes');
+  }
+  for (const [name, value] of Object.entries(keys)) {
     const key = checkKeyNumber(Number(name));
     if (String(key) !== name) throw invalidSvcb(`keys entry "${name}" is not a key number`);
     if (isTypedKey(key)) throw invalidSvcb(`key${key} has a typed field: use "${codecFor(key).field}"`);

@@ -68,6 +68,7 @@ describe('parseSvcbPresentation: keys and values', () => {
     ['key65536', '1 . key65536=a', /not an integer 0-65534/],
     ['an upper-case name', '1 . ALPN=h2', /unknown SvcParamKey/],
     ['an unknown name', '1 . well-known=x', /unknown SvcParamKey/],
+    ['an Object prototype name', '1 . constructor=x', /unknown SvcParamKey/],
     ['"=" without a value', '1 . key123=', /has "=" but no value/],
     ['the same key by name and number', '1 . port=53 key3="\\000\\053"', /more than once/],
     ['escapes in port', '1 . port=\\053\\051', /must not contain escape sequences/],

@@ -171,6 +171,11 @@ describe('encodeSvcbRdata validation', () => {
       /not an integer/,
     ],
     ['non-bytes key value', rec({ keys: { 700: 'abc' as unknown as Uint8Array } }), /must be a Uint8Array/],
+    [
+      'keys as a Map',
+      rec({ keys: new Map([[700, Uint8Array.of(1)]]) as unknown as SvcParams['keys'] }),
+      /plain object/,
+    ],
     ['port 70000', rec({ port: 70000 }), /port 70000/],
     ['empty alpn list', rec({ alpn: [] }), /at least one item/],
     ['empty alpn id', rec({ alpn: [''] }), /1-255 octets/],
