@@ -13,7 +13,10 @@ export const Endpoint = z
 export type Endpoint = z.infer<typeof Endpoint>;
 
 /** base64url sha256 of the agent card's bytes, published as SVCB key65401. */
-export const CardDigest = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'a base64url sha256 (43 chars)');
+// The 43rd character carries only 4 bits of the digest: its low 2 bits must be zero (canonical base64url).
+export const CardDigest = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'a base64url sha256 (43 chars, canonical)');
 
 /** `POST /v1/agents` body. */
 export const RegisterRequest = z
