@@ -6,7 +6,9 @@ export {
   journalFileFor,
   openEmbeddedStore,
 } from './embedded/index.js';
+export { EtcdStore, type EtcdStoreOptions, openEtcdStore } from './etcd/index.js';
 export { KEYS } from './keys.js';
+export { type OpenStoreOptions, openStore, type StorageSettings } from './open-store.js';
 export { InstanceRecord } from './records.js';
 export type {
   KeyValue,

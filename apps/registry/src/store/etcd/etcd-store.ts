@@ -1,0 +1,240 @@
+import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
+import { Etcd3, type IRequestOp } from 'etcd3';
+import type {
+  KeyValue,
+  Leadership,
+  LeaseError,
+  LeaseId,
+  PutOp,
+  RegistryStore,
+  Watch,
+  WatchEvent,
+} from '../store.js';
+import { closedError, isLeaseNotFound, toStoreError } from './etcd-errors.js';
+import { isEtcdLeaseId } from './etcd-keys.js';
+import { EtcdLeadership } from './etcd-leadership.js';
+import { rangeAll } from './etcd-range.js';
+import { openEtcdWatch } from './etcd-watch.js';
+import { KeepAliveStream } from './keepalive-stream.js';
+
+/** Options of the etcd-backed store. */
+export interface EtcdStoreOptions {
+  /** etcd client URLs, e.g. `http://127.0.0.1:2379`. */
+  endpoints: string[];
+  /** Prepended to every key (tests isolate with it); production uses none, so `/skydns/` is where CoreDNS reads. @default '' */
+  prefix?: string;
+  /** Deadline of each unary etcd call. @default 5000 */
+  callTimeoutMs?: number;
+  /** TTL of an election candidate's session: how soon a dead leader is replaced. @default 10 */
+  electionTtlSeconds?: number;
+  /** Told about background failures (watch errors, lost election sessions). */
+  onError?: (error: unknown) => void;
+}
+
+/** etcd's default limit on operations in one transaction. */
+const MAX_TXN_OPS = 128;
+
+/** The registry store on a real etcd cluster: leases, one transaction per commit, watches, elections. */
+export class EtcdStore implements RegistryStore {
+  readonly kind = 'etcd' as const;
+  readonly #client: Etcd3;
+  readonly #prefix: Buffer;
+  readonly #electionTtl: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #keepAlives: KeepAliveStream;
+  readonly #watches = new Set<Watch>();
+  readonly #leaderships = new Set<Leadership>();
+  #closed = false;
+
+  private constructor(options: EtcdStoreOptions) {
+    const timeout = options.callTimeoutMs ?? 5_000;
+    this.#client = new Etcd3({
+      hosts: options.endpoints,
+      dialTimeout: timeout,
+      // Streams (watch, keep-alive) live long; only single calls get a deadline.
+      defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeout }),
+    });
+    this.#prefix = Buffer.from(options.prefix ?? '', 'utf8');
+    this.#electionTtl = options.electionTtlSeconds ?? 10;
+    this.#onError = options.onError ?? ((error: unknown) => console.error('[etcd-store]', error));
+    this.#keepAlives = new KeepAliveStream(this.#client.leaseClient, timeout);
+  }
+
+  /** Connects to etcd and checks that it answers; STORE_UNAVAILABLE when it does not. */
+  static async open(options: EtcdStoreOptions): Promise<EtcdStore> {
+    if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) {
+      throw new ReachError('INVALID_CONFIG', 'storage.etcd.endpoints must list at least one etcd URL');
+    }
+    const store = new EtcdStore(options);
+    try {
+      await store.#client.kv.range({ key: store.#key('/'), limit: 1 });
+    } catch (error) {
+      store.#client.close();
+      throw toStoreError(error, `connect to ${options.endpoints.join(', ')}`);
+    }
+    return store;
+  }
+
+  async grantLease(ttlMs: number): Promise<LeaseId> {
+    if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+      throw new ReachError(
+        'BAD_REQUEST',
+        `lease TTL must be a positive number of milliseconds, got ${String(ttlMs)}`,
+      );
+    }
+    // etcd's TTL granularity is whole seconds: round up so a lease never lives shorter than asked.
+    const res = await this.#call('grant lease', () =>
+      this.#client.leaseClient.leaseGrant({ TTL: Math.ceil(ttlMs / 1000) }),
+    );
+    return String(res.ID);
+  }
+
+  async keepAlive(lease: LeaseId): Promise<Result<{ ttlMs: number }, LeaseError>> {
+    this.#assertOpen();
+    if (!isEtcdLeaseId(lease)) return err('lease_not_found');
+    const ttlSeconds = await this.#call('keep-alive', () => this.#keepAlives.refresh(lease));
+    return ttlSeconds > 0 ? ok({ ttlMs: ttlSeconds * 1000 }) : err('lease_not_found');
+  }
+
+  async revokeLease(lease: LeaseId): Promise<void> {
+    this.#assertOpen();
+    if (!isEtcdLeaseId(lease)) return;
+    try {
+      await this.#client.leaseClient.leaseRevoke({ ID: lease });
+    } catch (error) {
+      if (!isLeaseNotFound(error)) throw toStoreError(error, 'revoke lease');
+    }
+  }
+
+  async commit(ops: { puts?: PutOp[]; deletes?: string[] }): Promise<Result<void, LeaseError>> {
+    this.#assertOpen();
+    const puts = ops.puts ?? [];
+    const deletes = ops.deletes ?? [];
+    const seen = new Set<string>();
+    const requests: IRequestOp[] = [];
+    for (const put of puts) {
+      this.#checkKey(put?.key, seen);
+      if (typeof put.value !== 'string')
+        throw new ReachError('BAD_REQUEST', `value of ${put.key} must be a string`);
+      if (put.lease !== undefined && !isEtcdLeaseId(put.lease)) return err('lease_not_found');
+      const request = { key: this.#key(put.key), value: Buffer.from(put.value, 'utf8') };
+      requests.push({ request_put: put.lease === undefined ? request : { ...request, lease: put.lease } });
+    }
+    for (const key of deletes) {
+      this.#checkKey(key, seen);
+      requests.push({ request_delete_range: { key: this.#key(key) } });
+    }
+    if (requests.length > MAX_TXN_OPS) {
+      throw new ReachError(
+        'BAD_REQUEST',
+        `a commit may hold at most ${MAX_TXN_OPS} operations, got ${requests.length}`,
+      );
+    }
+    if (requests.length === 0) return ok(undefined);
+    try {
+      await this.#client.kv.txn({ compare: [], success: requests, failure: [] });
+    } catch (error) {
+      // etcd refuses the whole transaction when one put names a missing lease: nothing was written.
+      if (isLeaseNotFound(error)) return err('lease_not_found');
+      throw toStoreError(error, 'commit');
+    }
+    return ok(undefined);
+  }
+
+  async get(key: string): Promise<string | null> {
+    const res = await this.#call('get', () => this.#client.kv.range({ key: this.#key(key) }));
+    return res.kvs[0]?.value.toString('utf8') ?? null;
+  }
+
+  async list(prefix: string): Promise<KeyValue[]> {
+    const { kvs } = await this.#call('list', () =>
+      rangeAll(this.#client.kv, this.#key(prefix), this.#prefix.length),
+    );
+    return kvs;
+  }
+
+  async watch(prefix: string, listener: (events: WatchEvent[]) => void): Promise<Watch> {
+    const inner = await this.#call('watch', () =>
+      openEtcdWatch(this.#client, this.#key(prefix), this.#prefix.length, listener, this.#onError),
+    );
+    const watch: Watch = {
+      snapshot: inner.snapshot,
+      close: async () => {
+        this.#watches.delete(watch);
+        await inner.close();
+      },
+    };
+    this.#watches.add(watch);
+    return watch;
+  }
+
+  async campaign(name: string, candidate: string): Promise<Leadership> {
+    this.#assertOpen();
+    if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]{1,100}$/.test(name)) {
+      throw new ReachError(
+        'BAD_REQUEST',
+        `election name must be 1-100 of [A-Za-z0-9_.-], got ${JSON.stringify(name)}`,
+      );
+    }
+    // Election keys live at <prefix>/reach/election/<name>/<lease>, away from the registry's records.
+    const election = this.#client
+      .namespace(`${this.#prefix.toString('utf8')}/reach/`)
+      .election(name, this.#electionTtl);
+    const leadership: EtcdLeadership = new EtcdLeadership(
+      election,
+      candidate,
+      this.#electionTtl,
+      this.#onError,
+      () => this.#leaderships.delete(leadership),
+    );
+    this.#leaderships.add(leadership);
+    try {
+      await leadership.start();
+    } catch (error) {
+      this.#leaderships.delete(leadership);
+      throw error;
+    }
+    return leadership;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#watches].map((watch) => watch.close()));
+    // Resigning revokes each session lease, so another process takes over at once.
+    await Promise.allSettled([...this.#leaderships].map((leadership) => leadership.resign()));
+    this.#keepAlives.close();
+    this.#client.close();
+  }
+
+  #key(key: string): Buffer {
+    return this.#prefix.length === 0
+      ? Buffer.from(key, 'utf8')
+      : Buffer.concat([this.#prefix, Buffer.from(key, 'utf8')]);
+  }
+
+  #checkKey(key: unknown, seen: Set<string>): asserts key is string {
+    if (typeof key !== 'string' || key.length === 0)
+      throw new ReachError('BAD_REQUEST', 'keys must be non-empty strings');
+    if (seen.has(key)) throw new ReachError('BAD_REQUEST', `key ${key} appears twice in one commit`);
+    seen.add(key);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw closedError();
+  }
+
+  async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    try {
+      return await fn();
+    } catch (error) {
+      throw toStoreError(error, what);
+    }
+  }
+}
+
+/** Connects the registry store to etcd at `endpoints`, every key under `prefix`. */
+export function openEtcdStore(options: EtcdStoreOptions): Promise<EtcdStore> {
+  return EtcdStore.open(options);
+}

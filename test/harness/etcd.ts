@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './ports.js';
+
+const ETCD_BIN = '/usr/bin/etcd';
+
+/** A real etcd server for one test file. */
+export interface RunningEtcd {
+  /** Client URL, e.g. `http://127.0.0.1:43121`. */
+  endpoint: string;
+  /** Stops etcd gracefully and removes its data. */
+  stop(): Promise<void>;
+  /** Kills etcd at once (SIGKILL), keeping its data so `restart` can bring it back. */
+  kill(): void;
+  /** Starts etcd again on the same ports and data, after `kill`. */
+  restart(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+async function waitHealthy(endpoint: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`etcd exited (${child.exitCode ?? child.signalCode}) before it answered:\n${log()}`);
+    }
+    try {
+      const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok && ((await res.json()) as { health?: string }).health === 'true') return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`etcd did not become healthy within 30 s:\n${log()}`);
+}
+
+/** Starts Debian's etcd on free loopback ports with a temporary data dir, and waits until it answers. */
+export async function startEtcd(): Promise<RunningEtcd> {
+  try {
+    await access(ETCD_BIN, constants.X_OK);
+  } catch {
+    throw new Error(`${ETCD_BIN} is missing: run \`apt-get install etcd-server\` to run the etcd tests`);
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'reach-etcd-'));
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    '--name=reach-test',
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${endpoint}`,
+    `--advertise-client-urls=${endpoint}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=reach-test=${peer}`,
+    '--logger=zap',
+    '--log-level=error',
+  ];
+  let child: ChildProcess | undefined;
+  let output = '';
+  const launch = async () => {
+    output = '';
+    const proc = spawn(ETCD_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    running.add(proc);
+    proc.once('exit', () => running.delete(proc));
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-4_000);
+    };
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    await waitHealthy(endpoint, proc, () => output);
+  };
+  const exited = (proc: ChildProcess) =>
+    proc.exitCode !== null || proc.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  await launch();
+  return {
+    endpoint,
+    kill: () => {
+      child?.kill('SIGKILL');
+    },
+    restart: async () => {
+      if (child !== undefined) await exited(child);
+      await launch();
+    },
+    stop: async () => {
+      const proc = child;
+      if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) {
+        const done = exited(proc);
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+        await done;
+        clearTimeout(timer);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
