@@ -95,7 +95,7 @@ export type OutcomeBatch = z.infer<typeof OutcomeBatch>;
 /** What the conflicting declarations have in common: the operation and the constraint ranges both accept. */
 export const ConflictOverlap = z.object({
   operation: z.string(),
-  /** Output formats all of them declare; null when at least one declares none (accepts any). */
+  /** Output formats every declaring agent accepts; null when none of them declares formats. */
   output_formats: z.array(z.string()).nullable(),
   /** The largest input all of them accept; null when none declares a limit. */
   max_tokens: z.number().nullable(),

@@ -1,0 +1,254 @@
+import {
+  type InstanceState,
+  isOperationIdempotent,
+  type OutcomeBatch,
+  type RouteCandidate,
+  type RouteQuery,
+  type RouteResponse,
+  type RoutingStats,
+  type ScoreBreakdown,
+} from '@agent-reach/sdk/protocol';
+import type { Registry } from 'prom-client';
+import type { Clock } from '../clock/index.js';
+import type { InstanceSource } from '../instances/instance-source.js';
+import type { InstanceRecord } from '../store/records.js';
+import { CapabilityIndex } from './capability-index.js';
+import { ConflictBook } from './conflicts.js';
+import { OutcomeBook } from './outcome-window.js';
+import { RouteCache, routeCacheKey } from './route-cache.js';
+import { type RoutingLiveness, unknownLiveness } from './routing-liveness.js';
+import { RoutingMetrics } from './routing-metrics.js';
+import { healthFactor, loadFactor, matchQuality, priorityFactor, scoreOf, warmupFactor } from './score.js';
+
+/** What the router is built from; everything but the source and clock has a default. */
+export interface RouterDeps {
+  source: InstanceSource;
+  clock: Clock;
+  liveness?: RoutingLiveness;
+  /** `control_plane.warmup`. @default 300000 */
+  warmupMs?: number;
+  /** `control_plane.route_cache_ttl`. @default 30000 */
+  cacheTtlMs?: number;
+  /** The registry's Prometheus registry; without one, metrics are kept for the stats API only. */
+  metricsRegistry?: Registry;
+  book?: OutcomeBook;
+  conflicts?: ConflictBook;
+  /** Uniform [0, 1) numbers for the weighted draw of the order. @default Math.random */
+  random?: () => number;
+}
+
+interface Answer {
+  /** Qualifying candidates after conflict filtering, best score first. */
+  ranked: RouteCandidate[];
+  conflict: RouteResponse['conflict'];
+}
+
+/** Liveness states that can be routed to. */
+const ROUTABLE: ReadonlySet<InstanceState> = new Set(['healthy', 'suspect']);
+
+/**
+ * The routing verbs: `route` (filter, score, resolve conflicts, order) and `recordOutcomes`.
+ * Answers are cached per canonical query for `cacheTtlMs`; a registration change clears the cache, and
+ * an instance's entries go when it fails or changes state. Successes do not invalidate: a success
+ * rate that drifts up within the TTL is acceptable.
+ */
+export class Router {
+  readonly book: OutcomeBook;
+  readonly conflicts: ConflictBook;
+  readonly metrics: RoutingMetrics;
+  private readonly index: CapabilityIndex;
+  private readonly cache: RouteCache<Answer>;
+  private readonly liveness: RoutingLiveness;
+  private readonly registeredAt = new Map<string, number>();
+  private readonly stops: Array<() => void> = [];
+
+  constructor(private readonly deps: RouterDeps) {
+    this.book = deps.book ?? new OutcomeBook();
+    this.conflicts = deps.conflicts ?? new ConflictBook(deps.source, deps.clock);
+    this.metrics = new RoutingMetrics(deps.metricsRegistry, () =>
+      deps.source.all().map((record) => ({
+        instanceId: record.instance_id,
+        agentName: record.agent_name,
+        successRate: this.book.successRate(record.instance_id),
+      })),
+    );
+    this.liveness = deps.liveness ?? unknownLiveness;
+    this.index = new CapabilityIndex(deps.source);
+    this.cache = new RouteCache({ ttlMs: deps.cacheTtlMs ?? 30_000, clock: deps.clock });
+    this.stops.push(
+      deps.source.subscribe((changes) => {
+        this.cache.invalidateAll();
+        for (const id of changes.deleted) this.forget(id);
+      }),
+    );
+  }
+
+  /** Answers a route query: up to `max_candidates`, healthy first, each in a score-weighted random order. */
+  route(query: RouteQuery): RouteResponse {
+    const key = routeCacheKey(query);
+    let hit = this.cache.get(key);
+    // A candidate that turned suspect (or recovered) since the answer was cached makes it stale.
+    if (hit?.value.ranked.some((c) => this.stateOf(c.instance_id) !== c.state)) hit = undefined;
+    let answer = hit?.value;
+    if (!answer) {
+      answer = this.compute(query);
+      this.cache.set(
+        key,
+        answer,
+        answer.ranked.map((candidate) => candidate.instance_id),
+      );
+    }
+    this.metrics.routeAnswered(hit !== undefined);
+    return {
+      candidates: this.order(answer.ranked, query.max_candidates),
+      conflict: answer.conflict,
+      cached: hit !== undefined,
+    };
+  }
+
+  /** Counts a batch of outcomes into the windows and metrics; a failing instance's cached answers go. */
+  recordOutcomes(batch: OutcomeBatch): { accepted: number; ignored: number } {
+    const summary = this.book.record(batch.outcomes, (id) => this.deps.source.get(id) !== undefined);
+    this.metrics.outcomesRecorded(summary.fresh, (id) => this.deps.source.get(id)?.agent_name);
+    for (const id of summary.failed) this.cache.invalidateInstance(id);
+    return { accepted: summary.accepted, ignored: summary.ignored };
+  }
+
+  /** The seed's three indicators plus every live instance's window figures. */
+  stats(): RoutingStats {
+    const instances = this.deps.source
+      .all()
+      .map((record) => {
+        const window = this.book.window(record.instance_id);
+        return {
+          instance_id: record.instance_id,
+          agent_name: record.agent_name,
+          state: this.stateOf(record.instance_id),
+          window: window?.count ?? 0,
+          failures: window?.failures ?? 0,
+          success_rate: this.book.successRate(record.instance_id),
+          latency_ms: window?.latencyStats() ?? null,
+        };
+      })
+      .sort((a, b) => a.instance_id.localeCompare(b.instance_id));
+    return { ...this.metrics.snapshot(), instances };
+  }
+
+  /**
+   * Everything but the match quality for one instance (shared with DNS weight publication);
+   * undefined when the instance is not routable.
+   */
+  factorsOf(
+    record: InstanceRecord,
+    now = this.deps.clock.now(),
+  ): (Omit<ScoreBreakdown, 'match'> & { state: InstanceState }) | undefined {
+    const live = this.liveness.snapshot(record.instance_id);
+    const state = live?.state ?? 'healthy';
+    if (!ROUTABLE.has(state)) return undefined;
+    return {
+      state,
+      health: healthFactor(state),
+      success_rate: this.book.successRate(record.instance_id),
+      load: loadFactor(live?.load),
+      warmup: warmupFactor(
+        now - this.registrationTime(record, live?.registeredAt),
+        this.deps.warmupMs ?? 300_000,
+      ),
+      priority: priorityFactor(record.declaration.priority),
+    };
+  }
+
+  close(): void {
+    for (const stop of this.stops.splice(0)) stop();
+    this.index.close();
+    this.conflicts.close();
+  }
+
+  private compute(query: RouteQuery): Answer {
+    const now = this.deps.clock.now();
+    const excluded = new Set(query.exclude);
+    const best = new Map<string, RouteCandidate>();
+    for (const offer of this.index.lookup(query.operation)) {
+      const { record } = offer;
+      if (excluded.has(record.instance_id) || excluded.has(record.agent_name)) continue;
+      const match = matchQuality(record.declaration, offer.spec, offer.via, query);
+      if (match === null) continue;
+      const factors = this.factorsOf(record, now);
+      if (!factors) continue;
+      const { state, ...rest } = factors;
+      const breakdown = { match, ...rest };
+      const score = scoreOf(breakdown);
+      const previous = best.get(record.instance_id);
+      if (previous && previous.score >= score) continue;
+      best.set(record.instance_id, {
+        instance_id: record.instance_id,
+        agent_name: record.agent_name,
+        operation: offer.operation,
+        endpoint: record.endpoint,
+        card_url: record.card_url,
+        idempotent: isOperationIdempotent(record.declaration, offer.operation),
+        declaration_version: record.declaration.version,
+        state,
+        score,
+        breakdown,
+      });
+    }
+    const ranked = [...best.values()].sort(
+      (a, b) => b.score - a.score || a.instance_id.localeCompare(b.instance_id),
+    );
+    return this.resolveConflicts(ranked);
+  }
+
+  // Of each conflicting set, only the agent whose best instance scores highest stays (seed article 5.2).
+  private resolveConflicts(ranked: RouteCandidate[]): Answer {
+    const winners = new Map<string, string>();
+    let conflict: Answer['conflict'] = null;
+    const kept = ranked.filter((candidate) => {
+      const record = this.deps.source.get(candidate.instance_id);
+      if (!record) return true;
+      const { domain, priority } = record.declaration;
+      const entry = this.conflicts.conflictOf(domain, candidate.operation, priority, candidate.agent_name);
+      if (!entry) return true;
+      const winner = winners.get(entry.key);
+      if (winner === undefined) winners.set(entry.key, candidate.agent_name);
+      if (winner === undefined || winner === candidate.agent_name) return true;
+      conflict ??= { agents: entry.agents, capability: entry.operation };
+      return false;
+    });
+    return { ranked: kept, conflict };
+  }
+
+  // Healthy before suspect; within each, a weighted draw without replacement (Efraimidis-Spirakis):
+  // a candidate's chance of coming first is proportional to its score.
+  private order(ranked: RouteCandidate[], limit: number): RouteCandidate[] {
+    const random = this.deps.random ?? Math.random;
+    const keyed = ranked.map((candidate) => ({
+      candidate,
+      tier: candidate.state === 'healthy' ? 0 : 1,
+      key: random() ** (1 / Math.max(candidate.score, 1e-9)),
+    }));
+    keyed.sort((a, b) => a.tier - b.tier || b.key - a.key);
+    return keyed.slice(0, limit).map((entry) => entry.candidate);
+  }
+
+  // Monotonic registration time: the liveness tracker's, or derived once from the wall-clock record.
+  private registrationTime(record: InstanceRecord, fromLiveness: number | undefined): number {
+    if (fromLiveness !== undefined) return fromLiveness;
+    let at = this.registeredAt.get(record.instance_id);
+    if (at === undefined) {
+      at = this.deps.clock.now() - Math.max(0, this.deps.clock.wallNow() - record.registered_at);
+      this.registeredAt.set(record.instance_id, at);
+    }
+    return at;
+  }
+
+  private stateOf(instanceId: string): InstanceState {
+    return this.liveness.snapshot(instanceId)?.state ?? 'healthy';
+  }
+
+  private forget(instanceId: string): void {
+    this.registeredAt.delete(instanceId);
+    this.book.forget(instanceId);
+    this.metrics.forgetInstance(instanceId);
+  }
+}

@@ -1,0 +1,22 @@
+import type { InstanceState, Load } from '@agent-reach/sdk/protocol';
+
+/** What routing needs to know about one instance's liveness on this replica. */
+export interface LivenessSnapshot {
+  state: InstanceState;
+  /** The load of the last accepted heartbeat; absent before the first one. */
+  load?: Load;
+  /** Monotonic milliseconds at which this replica saw the registration; drives the warm-up ramp. */
+  registeredAt?: number;
+}
+
+/**
+ * The replica-local liveness state routing reads (the registry's LivenessTable implements it).
+ * Instances it does not know are treated as healthy with unknown load: the lease is the truth.
+ * States are read on every answer, cached ones included.
+ */
+export interface RoutingLiveness {
+  snapshot(instanceId: string): LivenessSnapshot | undefined;
+}
+
+/** A liveness view that knows nothing (every instance healthy, load unknown). */
+export const unknownLiveness: RoutingLiveness = { snapshot: () => undefined };

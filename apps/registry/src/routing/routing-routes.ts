@@ -1,0 +1,61 @@
+import { OutcomeBatch, ReachError, RouteQuery } from '@agent-reach/sdk/protocol';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { readJson } from '../errors/read-json.js';
+import { parseOrThrow } from '../errors/validation.js';
+import type { ConflictReporter } from './conflict-report.js';
+import { toConflictView } from './conflicts.js';
+import type { Router } from './router.js';
+
+/** What the routing API calls. */
+export interface RoutingRoutesDeps {
+  router: Pick<Router, 'route' | 'recordOutcomes' | 'stats' | 'conflicts'>;
+  /** The daily conflict report; without it `?report=daily` answers NOT_FOUND. */
+  reporter?: Pick<ConflictReporter, 'read' | 'today'>;
+}
+
+const ConflictsQuery = z
+  .object({
+    report: z.literal('daily').optional(),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'date is yyyy-mm-dd')
+      .optional(),
+  })
+  .strict();
+
+/**
+ * The routing API (ARCHITECTURE section 11): `POST /v1/route`, `POST /v1/outcomes` (202),
+ * `GET /v1/conflicts` (`?report=daily[&date=yyyy-mm-dd]` for the daily report) and `GET /v1/routing/stats`.
+ * Errors are thrown as ReachError for the app's error handler.
+ */
+export function createRoutingRoutes(deps: RoutingRoutesDeps): Hono {
+  const app = new Hono();
+
+  app.post('/v1/route', async (c) => {
+    const query = parseOrThrow(RouteQuery, await readJson(c), 'route query');
+    return c.json(deps.router.route(query));
+  });
+
+  app.post('/v1/outcomes', async (c) => {
+    const batch = parseOrThrow(OutcomeBatch, await readJson(c), 'outcome batch');
+    return c.json(deps.router.recordOutcomes(batch), 202);
+  });
+
+  app.get('/v1/conflicts', async (c) => {
+    const query = parseOrThrow(ConflictsQuery, c.req.query(), 'conflicts query');
+    if (query.report !== 'daily') {
+      if (query.date !== undefined) throw new ReachError('VALIDATION_FAILED', 'date needs report=daily');
+      return c.json({ conflicts: deps.router.conflicts.list().map(toConflictView) });
+    }
+    const date = query.date ?? deps.reporter?.today();
+    const report = date === undefined ? null : await deps.reporter?.read(date);
+    if (!report)
+      throw new ReachError('NOT_FOUND', `no conflict report for ${date ?? 'today'}`, { data: { date } });
+    return c.json(report);
+  });
+
+  app.get('/v1/routing/stats', (c) => c.json(deps.router.stats()));
+
+  return app;
+}

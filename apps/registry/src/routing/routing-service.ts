@@ -1,0 +1,104 @@
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Registry as PromRegistry } from 'prom-client';
+import type { Clock } from '../clock/index.js';
+import type { WeightOf } from '../dns/weights.js';
+import type { InstanceSource } from '../instances/instance-source.js';
+import type { RegistryStore } from '../store/store.js';
+import { ConflictReporter } from './conflict-report.js';
+import { Router } from './router.js';
+import type { RoutingLiveness } from './routing-liveness.js';
+import { createRoutingRoutes } from './routing-routes.js';
+import { WeightPublisher } from './weight-publisher.js';
+import { WeightTable } from './weight-table.js';
+
+/** What routing is built from: the registry's parts (see `RegistryParts`) and its config. */
+export interface RoutingServiceDeps {
+  store: RegistryStore;
+  instances: InstanceSource;
+  liveness: RoutingLiveness;
+  clock: Clock;
+  logger: Logger;
+  /** The registry's Prometheus registry (`RegistryMetrics.registry`). */
+  metricsRegistry?: PromRegistry;
+  /** Whether this replica leads (weights and the daily report are written by the leader only). */
+  isLeader: () => boolean;
+  config: {
+    /** `control_plane.warmup`. */
+    warmupMs: number;
+    /** `control_plane.route_cache_ttl`. */
+    routeCacheTtlMs: number;
+    /** The DNS zone and record TTL, for rewriting SkyDNS messages with published weights. */
+    zone: string;
+    ttlSec: number;
+    /** @default 5000 */
+    weightIntervalMs?: number;
+    /** @default 60000 */
+    reportIntervalMs?: number;
+  };
+}
+
+/** The DNS zone's hooks for dynamic weights (the registry's `Zone` has both). */
+export interface WeightedZone {
+  setWeightOf(weightOf: WeightOf): void;
+  weightsChanged(): void;
+}
+
+/**
+ * Routing as one component: the router and its API (available at once, for `RegistryOptions.routes`),
+ * then `start()` for the parts that watch the store and run timers (weights, the daily report).
+ */
+export class RoutingService {
+  readonly router: Router;
+  readonly reporter: ConflictReporter;
+  readonly routes: Hono;
+  weights: WeightTable | undefined;
+  private readonly stops: Array<() => void> = [];
+
+  constructor(private readonly deps: RoutingServiceDeps) {
+    this.router = new Router({
+      source: deps.instances,
+      clock: deps.clock,
+      liveness: deps.liveness,
+      warmupMs: deps.config.warmupMs,
+      cacheTtlMs: deps.config.routeCacheTtlMs,
+      ...(deps.metricsRegistry ? { metricsRegistry: deps.metricsRegistry } : {}),
+    });
+    this.reporter = new ConflictReporter({
+      book: this.router.conflicts,
+      store: deps.store,
+      clock: deps.clock,
+      isLeader: deps.isLeader,
+    });
+    this.routes = createRoutingRoutes({ router: this.router, reporter: this.reporter });
+  }
+
+  /** Watches the published weights (plugging them into `zone`), and starts the leader's loops. */
+  async start(zone?: WeightedZone): Promise<void> {
+    const { deps } = this;
+    const weights = await WeightTable.start(deps.store);
+    this.weights = weights;
+    if (zone) {
+      zone.setWeightOf(weights.weightOf);
+      this.stops.push(weights.subscribe(() => zone.weightsChanged()));
+    }
+    const publisher = new WeightPublisher({
+      store: deps.store,
+      source: deps.instances,
+      router: this.router,
+      table: weights,
+      clock: deps.clock,
+      isLeader: deps.isLeader,
+      skydns: { zone: deps.config.zone, ttlSec: deps.config.ttlSec },
+    });
+    const log = (what: string) => (error: unknown) => deps.logger.error({ err: error }, `${what} failed`);
+    this.stops.push(publisher.start(deps.config.weightIntervalMs ?? 5000, log('weight publication')));
+    this.stops.push(this.reporter.start(deps.config.reportIntervalMs ?? 60_000, log('conflict report')));
+  }
+
+  async close(): Promise<void> {
+    for (const stop of this.stops.splice(0)) stop();
+    this.router.close();
+    await this.weights?.close();
+  }
+}

@@ -1,0 +1,76 @@
+import type { WeightOf } from '../dns/weights.js';
+import { weightOfFromSrvWeights } from '../dns/weights.js';
+import type { SrvWeights } from '../skydns/index.js';
+import { KEYS } from '../store/keys.js';
+import type { RegistryStore, Watch, WatchEvent } from '../store/store.js';
+import { PublishedWeight } from './weights.js';
+
+function parse(value: string): PublishedWeight | undefined {
+  try {
+    const parsed = PublishedWeight.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The published dynamic weights, kept current from `store.watch(KEYS.weightsPrefix)` on every replica,
+ * so each replica's DNS zone (through `weightOf`) answers with the leader's weights.
+ */
+export class WeightTable {
+  private readonly weights = new Map<string, PublishedWeight>();
+  private readonly listeners = new Set<(instanceIds: string[]) => void>();
+  private watch: Watch | null = null;
+  /** The zone's weight function: the published weight, or the zone's default for an instance without one. */
+  readonly weightOf: WeightOf = weightOfFromSrvWeights((id) => this.lookup(id));
+
+  /** Starts watching the weights prefix; resolves once the snapshot is loaded. */
+  static async start(store: Pick<RegistryStore, 'watch'>): Promise<WeightTable> {
+    const table = new WeightTable();
+    const early: WatchEvent[][] = [];
+    let primed = false;
+    table.watch = await store.watch(KEYS.weightsPrefix, (events) => {
+      if (primed) table.apply(events);
+      else early.push(events);
+    });
+    table.apply(table.watch.snapshot.map(({ key, value }) => ({ type: 'put', key, value })));
+    primed = true;
+    for (const events of early) table.apply(events);
+    return table;
+  }
+
+  get(instanceId: string): PublishedWeight | undefined {
+    return this.weights.get(instanceId);
+  }
+
+  /** The SRV/SVCB override for one instance, in the shape the SkyDNS projection takes. */
+  lookup(instanceId: string): SrvWeights | undefined {
+    const published = this.weights.get(instanceId);
+    return published && { priority: published.priority, weight: published.weight };
+  }
+
+  /** Calls `listener` with the instances whose weight changed; returns an unsubscribe function. */
+  subscribe(listener: (instanceIds: string[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.watch?.close();
+  }
+
+  private apply(events: WatchEvent[]): void {
+    const changed: string[] = [];
+    for (const event of events) {
+      if (!event.key.startsWith(KEYS.weightsPrefix)) continue;
+      const id = event.key.slice(KEYS.weightsPrefix.length);
+      const weight = event.type === 'put' ? parse(event.value) : undefined;
+      if (weight) this.weights.set(id, weight);
+      else this.weights.delete(id);
+      changed.push(id);
+    }
+    if (changed.length > 0) for (const listener of this.listeners) listener(changed);
+  }
+}

@@ -1,0 +1,154 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Outcome } from '@agent-reach/sdk/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/index.js';
+import { FakeInstanceSource } from '../dns/fake-instance-source.js';
+import { skydnsPath } from '../skydns/index.js';
+import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { KEYS } from '../store/keys.js';
+import { Router } from './router.js';
+import { FakeLiveness, testInstance } from './routing-fixtures.js';
+import { WeightPublisher } from './weight-publisher.js';
+import { WeightTable } from './weight-table.js';
+import { computeWeight, shouldRepublish, WEIGHT_TIERS } from './weights.js';
+
+const inputs = { state: 'healthy', success_rate: 0.9, load: 1, warmup: 1, priority: 0.5 };
+
+describe('computeWeight', () => {
+  it('scales the routing factors to an SRV weight and puts suspects last', () => {
+    expect(computeWeight(inputs, undefined, 0)).toMatchObject({ priority: 10, weight: 450, tier: 'healthy' });
+    expect(computeWeight({ ...inputs, state: 'suspect' }, undefined, 0)).toMatchObject({
+      priority: WEIGHT_TIERS.suspect,
+      tier: 'suspect',
+    });
+    expect(computeWeight({ ...inputs, success_rate: 0, warmup: 0 }, undefined, 0).weight).toBe(1);
+  });
+
+  it('enters and leaves the degraded tier at different thresholds so it does not flap', () => {
+    const at = (success_rate: number, tier?: 'healthy' | 'degraded') =>
+      computeWeight({ ...inputs, success_rate }, tier && { tier }, 0).tier;
+    expect(at(0.4, 'healthy')).toBe('healthy');
+    expect(at(0.3, 'healthy')).toBe('degraded');
+    expect(at(0.4, 'degraded')).toBe('degraded');
+    expect(at(0.5, 'degraded')).toBe('healthy');
+  });
+
+  it('republishes only past a 20 % change or on a tier change', () => {
+    const published = computeWeight(inputs, undefined, 0);
+    expect(shouldRepublish(undefined, published)).toBe(true);
+    expect(shouldRepublish(published, computeWeight({ ...inputs, success_rate: 0.8 }, published, 0))).toBe(
+      false,
+    );
+    expect(shouldRepublish(published, computeWeight({ ...inputs, success_rate: 0.7 }, published, 0))).toBe(
+      true,
+    );
+    expect(shouldRepublish(published, computeWeight({ ...inputs, state: 'suspect' }, published, 0))).toBe(
+      true,
+    );
+  });
+});
+
+describe('WeightPublisher and WeightTable', () => {
+  let dir: string;
+  let store: EmbeddedStore;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'reach-weights-'));
+    store = await openEmbeddedStore({ path: dir });
+  });
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function setup() {
+    const clock = new ManualClock();
+    const source = new FakeInstanceSource();
+    const liveness = new FakeLiveness();
+    const router = new Router({ source, clock, liveness });
+    const table = await WeightTable.start(store);
+    let leader = true;
+    const publisher = new WeightPublisher({
+      store,
+      source,
+      router,
+      table,
+      clock,
+      isLeader: () => leader,
+      skydns: { zone: 'agents.internal', ttlSec: 15 },
+    });
+    const register = async (id: string) => {
+      const lease = await store.grantLease(15_000);
+      const record = { ...testInstance(id, { agent: 'summarizer' }), lease_id: lease };
+      await store.commit({ puts: [{ key: KEYS.instance(id), value: JSON.stringify(record), lease }] });
+      source.put(record);
+      return record;
+    };
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    return {
+      clock,
+      source,
+      liveness,
+      router,
+      table,
+      publisher,
+      register,
+      settle,
+      setLeader: (v: boolean) => (leader = v),
+    };
+  }
+
+  it('publishes weights bound to the lease, rewrites SkyDNS, and republishes only on a real change', async () => {
+    const { router, table, publisher, register, settle, liveness, setLeader } = await setup();
+    const record = await register('sum-1');
+    expect(await publisher.publishOnce()).toEqual(['sum-1']);
+    await settle();
+    expect(table.get('sum-1')).toMatchObject({ priority: 10, weight: 450, tier: 'healthy' });
+    expect(table.weightOf(record, 'summarize')).toEqual({ priority: 10, weight: 450 });
+    const srv = await store.get(skydnsPath('sum-1._summarize._tcp.agents.internal'));
+    expect(JSON.parse(srv!)).toMatchObject({ priority: 10, weight: 450, port: 9000 });
+
+    // A little drift (one failure) stays under the 20 % threshold.
+    const fail = (i: number) =>
+      Outcome.parse({
+        instance_id: 'sum-1',
+        request_id: `r${i}`,
+        ok: false,
+        failure: 'overloaded',
+        latency_ms: 1,
+      });
+    router.recordOutcomes({ outcomes: [fail(0)] });
+    expect(await publisher.publishOnce()).toEqual([]);
+    // Many failures and it moves (429s count as failures for the weights too).
+    router.recordOutcomes({ outcomes: Array.from({ length: 10 }, (_, i) => fail(i + 1)) });
+    expect(await publisher.publishOnce()).toEqual(['sum-1']);
+    await settle();
+    expect(table.get('sum-1')!.weight).toBeLessThan(300);
+
+    liveness.set('sum-1', { state: 'suspect' });
+    setLeader(false);
+    expect(await publisher.publishOnce()).toEqual([]);
+    setLeader(true);
+    expect(await publisher.publishOnce()).toEqual(['sum-1']);
+    await settle();
+    expect(table.weightOf(record)).toMatchObject({ priority: WEIGHT_TIERS.suspect });
+
+    // The weight dies with the lease.
+    await store.revokeLease(record.lease_id);
+    await settle();
+    expect(table.get('sum-1')).toBeUndefined();
+    expect(table.weightOf(record, 'summarize')).toEqual({ priority: 10, weight: 50 });
+    router.close();
+    await table.close();
+  });
+
+  it('skips an instance whose lease is gone without failing the others', async () => {
+    const { source, publisher, register, router, table } = await setup();
+    await register('sum-1');
+    source.put(testInstance('ghost-1', { agent: 'summarizer' }));
+    expect(await publisher.publishOnce()).toEqual(['sum-1']);
+    router.close();
+    await table.close();
+  });
+});

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/** SRV priorities (also SVCB SvcPriority) by tier: lower is preferred, so suspects are tried last. */
+export const WEIGHT_TIERS = { healthy: 10, degraded: 20, suspect: 30 } as const;
+export type WeightTier = keyof typeof WEIGHT_TIERS;
+
+/** Hysteresis of the published weights so DNS answers do not flap. */
+export const WEIGHT_HYSTERESIS = {
+  /** Republish only when the weight moved by more than this share of the published one. */
+  change: 0.2,
+  /** success × load below this makes a healthy instance degraded ... */
+  degradeBelow: 0.35,
+  /** ... and a degraded one is healthy again only above this. */
+  recoverAbove: 0.45,
+  /** SRV weights are 1..scale. */
+  scale: 1000,
+} as const;
+
+/** A weight as the leader stores it under `KEYS.weight(instanceId)`, bound to the instance's lease. */
+export const PublishedWeight = z.object({
+  priority: z.number().int().min(0).max(65_535),
+  weight: z.number().int().min(1).max(65_535),
+  tier: z.enum(['healthy', 'degraded', 'suspect']),
+  success_rate: z.number(),
+  load: z.number(),
+  /** Wall-clock ISO time of publication, for display. */
+  updated_at: z.string(),
+});
+export type PublishedWeight = z.infer<typeof PublishedWeight>;
+
+/** The routing factors a DNS weight is computed from (see `Router.factorsOf`). */
+export interface WeightInputs {
+  state: string;
+  success_rate: number;
+  load: number;
+  warmup: number;
+  priority: number;
+}
+
+/**
+ * The weight DNS-only clients should see: the tier picks the SRV/SVCB priority (suspect last, degraded
+ * second, with a band between entering and leaving "degraded"), and the SRV weight is the routing
+ * score without match quality, scaled to 1..1000.
+ */
+export function computeWeight(
+  inputs: WeightInputs,
+  previous: Pick<PublishedWeight, 'tier'> | undefined,
+  wallNow: number,
+): PublishedWeight {
+  const quality = inputs.success_rate * inputs.load;
+  let tier: WeightTier;
+  if (inputs.state !== 'healthy') tier = 'suspect';
+  else if (previous?.tier === 'degraded')
+    tier = quality > WEIGHT_HYSTERESIS.recoverAbove ? 'healthy' : 'degraded';
+  else tier = quality < WEIGHT_HYSTERESIS.degradeBelow ? 'degraded' : 'healthy';
+  const raw = WEIGHT_HYSTERESIS.scale * inputs.success_rate * inputs.load * inputs.warmup * inputs.priority;
+  return {
+    priority: WEIGHT_TIERS[tier],
+    weight: Math.min(65_535, Math.max(1, Math.round(raw))),
+    tier,
+    success_rate: inputs.success_rate,
+    load: inputs.load,
+    updated_at: new Date(wallNow).toISOString(),
+  };
+}
+
+/** Whether `next` differs enough from what is published to be worth republishing. */
+export function shouldRepublish(published: PublishedWeight | undefined, next: PublishedWeight): boolean {
+  if (!published) return true;
+  if (published.priority !== next.priority) return true;
+  return Math.abs(next.weight - published.weight) > WEIGHT_HYSTERESIS.change * published.weight;
+}
