@@ -5,6 +5,7 @@ import { createApp } from './api/create-app.js';
 import { TokenAuthority } from './auth/token-authority.js';
 import { type Clock, systemClock } from './clock/clock.js';
 import type { RegistryConfig } from './config.js';
+import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js';
 import { InstanceCache } from './instances/instance-cache.js';
 import { bindLivenessToInstances } from './liveness/bind-cache.js';
 import { LivenessTable } from './liveness/liveness-table.js';
@@ -46,6 +47,8 @@ export interface RegistryParts {
   verbs: RegistrationVerbs;
   storm: StormGuard;
   sweeper: Sweeper;
+  /** The live DNS zone built from `instances`; `zone.setWeightOf` publishes dynamic weights. */
+  zone: Zone;
 }
 
 /** A built registry: its parts, its hono app (not listening) and a way to stop it. */
@@ -106,6 +109,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     replicaId,
     tickMs: Math.max(50, Math.round(config.heartbeatIntervalMs / 5)),
   });
+  const zone = createRegistryZone(instances, config, logger);
   const parts: RegistryParts = {
     config,
     store,
@@ -117,11 +121,13 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     verbs,
     storm,
     sweeper,
+    zone,
   };
   try {
     if (options.sweep !== false) await sweeper.start();
   } catch (error) {
     unbind();
+    zone.close();
     await instances.close();
     throw error;
   }
@@ -134,13 +140,14 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       watch_primed: instances.primed,
       store_reachable: await storeReachable(store, 2000),
     }),
-    routes: options.routes?.(parts) ?? [],
+    routes: [...(options.routes?.(parts) ?? []), createZoneRoutes(zone)],
   });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
       await sweeper.stop();
       unbind();
+      zone.close();
       await instances.close();
     })();
     return closed;

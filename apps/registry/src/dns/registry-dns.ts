@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import type { RegistryConfig } from '../config.js';
+import type { InstanceSource } from '../instances/instance-source.js';
+import { compileDnsOptions } from './dns-config.js';
+import { type DnsResponder, startDnsResponder } from './responder.js';
+import { Zone } from './zone.js';
+
+/** The registry's live zone, named and timed by its config; unpublishable registrations are logged. */
+export function createRegistryZone(instances: InstanceSource, config: RegistryConfig, logger: Logger): Zone {
+  return new Zone(instances, {
+    ...compileDnsOptions(config.reach).zone,
+    onSkip: (instanceId, error) =>
+      logger.warn(
+        { instance_id: instanceId, code: error.code, err: error },
+        'instance left out of the DNS zone',
+      ),
+  });
+}
+
+/** Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`). */
+export function startRegistryDns(
+  registry: { zone: Zone; config: RegistryConfig; logger: Logger },
+  listen: { host: string; port: number } = compileDnsOptions(registry.config.reach).listen,
+): Promise<DnsResponder> {
+  return startDnsResponder({
+    zone: registry.zone,
+    host: listen.host,
+    port: listen.port,
+    onError: (err) => registry.logger.warn({ err }, 'dns responder socket error'),
+  });
+}
