@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { buildAgentCard, type Declaration, type Endpoint } from '../protocol/index.js';
+
+/** The exact bytes of the served agent card, their sha256 (base64url, SVCB key65401) and strong ETag. */
+export interface CardDocument {
+  /** The card JSON exactly as served. */
+  readonly text: string;
+  readonly bytes: Uint8Array;
+  readonly sha256: string;
+  readonly etag: string;
+}
+
+/** Serialises the card once so every response and the registered digest share the same bytes. */
+export function cardDocument(declaration: Declaration, endpoint: Endpoint): CardDocument {
+  const text = JSON.stringify(buildAgentCard(declaration, endpoint));
+  const bytes = new TextEncoder().encode(text);
+  const sha256 = createHash('sha256').update(bytes).digest('base64url');
+  return { text, bytes, sha256, etag: `"${sha256}"` };
+}
+
+/** Whether an `If-None-Match` header matches the ETag (RFC 9110 weak comparison, `*` included). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => tag === '*' || tag.replace(/^W\//, '') === etag);
+}
