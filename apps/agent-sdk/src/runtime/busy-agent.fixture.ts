@@ -1,0 +1,37 @@
+// A child-process agent for tests: its handler spins the main thread for `input.busy_ms`.
+// Env: REACH_CONTROL_PLANE_URL, and DECLARATION (a file path) to override the built-in declaration.
+import { isReachError } from '../protocol/index.js';
+import { AgentRuntime } from './agent-runtime.js';
+
+const runtime = new AgentRuntime({
+  agentName: 'busy-agent',
+  controlPlaneUrl: process.env.REACH_CONTROL_PLANE_URL ?? 'http://127.0.0.1:8701',
+  ...(process.env.DECLARATION
+    ? { capabilityFile: process.env.DECLARATION }
+    : {
+        declaration: {
+          agent_name: 'busy-agent',
+          domain: 'testing',
+          capabilities: { spin: { input: ['busy_ms'], output: ['spun_ms'] } },
+        },
+      }),
+  handler: (ctx) => {
+    const ms = Number((ctx.input as { busy_ms?: number }).busy_ms ?? 0);
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // Deliberately CPU-bound: nothing else runs on this thread meanwhile.
+    }
+    return { spun_ms: ms };
+  },
+});
+
+runtime.installSignalHandlers();
+try {
+  const registration = await runtime.start();
+  process.stdout.write(`${JSON.stringify({ ready: registration })}\n`);
+} catch (error) {
+  process.stderr.write(
+    `cannot start: ${isReachError(error) ? `${error.code}: ${error.message}` : String(error)}\n`,
+  );
+  process.exit(1);
+}
