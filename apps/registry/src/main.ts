@@ -1,0 +1,39 @@
+import { loadRegistryConfig } from './config.js';
+import { registryLogger } from './logger.js';
+import { startRegistry } from './serve.js';
+import { openStore } from './store/index.js';
+
+/** The registry process: load config, open the store, serve, shut down cleanly on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  const logger = registryLogger();
+  const config = loadRegistryConfig(process.env);
+  const store = await openStore(config.reach.storage, {
+    onError: (error) => logger.error({ err: error }, 'store background failure'),
+  });
+  const running = await startRegistry({ config, store, logger });
+  logger.info({ url: running.url, store: store.kind, zone: config.zone }, 'registry listening');
+
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'registry shutting down');
+    try {
+      await running.stop();
+      await store.close();
+    } catch (error) {
+      logger.error({ err: error }, 'unclean shutdown');
+      process.exitCode = 1;
+    }
+    logger.flush();
+  };
+  process.once('SIGTERM', (signal) => void shutdown(signal));
+  process.once('SIGINT', (signal) => void shutdown(signal));
+}
+
+main().catch((error: unknown) => {
+  // A bad config or an unreachable store stops the process with the reason, not a stack trace.
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`registry: ${message}\n`);
+  process.exit(1);
+});
