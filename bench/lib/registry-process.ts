@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort } from '../../test/harness/ports.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A registry running as its own process, as in production, for load tests. */
+export interface RegistryProcess {
+  url: string;
+  pid: number;
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `apps/registry/src/main.ts` with a bench config (long heartbeat timeout, no storm guard). */
+export async function startRegistryProcess(storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string }) {
+  const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
+  const port = await freePort();
+  const dnsPort = await freePort();
+  const storageYaml =
+    storage.type === 'embedded'
+      ? `storage:\n  type: embedded\n  path: ${dir}/data\n`
+      : `storage:\n  type: etcd\n  etcd:\n    endpoints: [${storage.endpoint}]\n`;
+  const config = `control_plane:
+  listen: 127.0.0.1:${port}
+  heartbeat_interval: 60s
+  heartbeat_timeout: 300s
+  storm:
+    min_instances: 1000000
+dns:
+  listen: 127.0.0.1:${dnsPort}
+  server: 127.0.0.1:${dnsPort}
+${storageYaml}`;
+  writeFileSync(join(dir, 'reach.yaml'), config);
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/registry/src/main.ts')], {
+    env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('registry exited during start');
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not yet listening
+    }
+    if (performance.now() > deadline) throw new Error('registry did not become ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    rssMb: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+    },
+    stop: () =>
+      new Promise<void>((done) => {
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  } satisfies RegistryProcess;
+}

@@ -1,0 +1,94 @@
+import { Etcd3 } from 'etcd3';
+import { startEtcd } from '../test/harness/etcd.js';
+import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
+import { startHelloWorld } from './lib/hello.js';
+import { startRegistryProcess } from './lib/registry-process.js';
+import { type Figure, printFigures } from './lib/report.js';
+import { wrk } from './lib/wrk.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+
+/** Raw etcd: the same transaction shape a registration commits (4 puts under a lease), 32 at a time. */
+async function rawEtcdTxnPerSec(endpoint: string): Promise<number> {
+  const client = new Etcd3({ hosts: endpoint });
+  const leases = await Promise.all(Array.from({ length: 32 }, () => client.lease(300, { autoKeepAlive: false }).grant()));
+  let done = 0;
+  const until = performance.now() + SECONDS * 1000;
+  const value = JSON.stringify({ host: 'bench.agents.internal', port: 8000, priority: 10, weight: 50, ttl: 15 });
+  await Promise.all(
+    leases.map(async (lease, worker) => {
+      for (let i = 0; performance.now() < until; i++) {
+        const id = `raw-${worker}-${i}`;
+        await client
+          .if(`/raw/instances/${id}`, 'Create', '==', 0)
+          .then(
+            client.put(`/raw/instances/${id}`).value(value).lease(lease),
+            client.put(`/skydns/raw/_tcp/_op/${id}`).value(value).lease(lease),
+            client.put(`/skydns/raw/_tcp/_agent/${id}`).value(value).lease(lease),
+            client.put(`/skydns/raw/${id}`).value(value).lease(lease),
+          )
+          .commit();
+        done++;
+      }
+    }),
+  );
+  client.close();
+  return done / SECONDS;
+}
+
+async function measure(storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string }, count: number) {
+  const registry = await startRegistryProcess(storage);
+  try {
+    const instances = await registerMany(registry.url, count);
+    const rssMb = registry.rssMb();
+    const heartbeats = await wrk(registry.url, { seconds: SECONDS, lua: heartbeatLua(instances) });
+    if (heartbeats.non2xx > 0) throw new Error(`${heartbeats.non2xx} heartbeats were refused`);
+    const registrations = await wrk(`${registry.url}/v1/agents`, { seconds: Math.max(2, Math.round(SECONDS / 2)), lua: registerLua() });
+    if (registrations.non2xx > 0) throw new Error(`${registrations.non2xx} registrations were refused`);
+    return { heartbeats, registrations, rssMb };
+  } finally {
+    await registry.stop();
+  }
+}
+
+/** Issue 2's benchmark: heartbeats/s and registrations/s at 1,000 and 10,000 instances, and RSS. */
+export async function benchRegistry(): Promise<Figure[]> {
+  const hello = await startHelloWorld();
+  const helloRps = (await wrk(hello.url, { seconds: SECONDS })).requestsPerSec;
+  await hello.close();
+  const ref = { name: 'node:http hello-world', value: helloRps };
+  const figures: Figure[] = [];
+
+  for (const count of [1000, 10_000]) {
+    const r = await measure({ type: 'embedded' }, count);
+    figures.push(
+      { name: `embedded: heartbeats/s at ${count}`, value: r.heartbeats.requestsPerSec, unit: 'req/s', reference: ref, target: { op: '>=', value: 20_000 } },
+      { name: `embedded: heartbeat p99 at ${count}`, value: r.heartbeats.p99Ms, unit: 'ms' },
+      { name: `embedded: registrations/s at ${count}`, value: r.registrations.requestsPerSec, unit: 'req/s', reference: ref, target: { op: '>=', value: 5000 } },
+      { name: `embedded: registry RSS at ${count}`, value: r.rssMb, unit: 'MB', ...(count === 10_000 ? { target: { op: '<=' as const, value: 300 } } : {}) },
+    );
+  }
+
+  const etcd = await startEtcd();
+  try {
+    const rawTxn = await rawEtcdTxnPerSec(etcd.endpoint);
+    for (const count of [1000, 10_000]) {
+      const r = await measure({ type: 'etcd', endpoint: etcd.endpoint }, count);
+      figures.push(
+        { name: `etcd: heartbeats/s at ${count}`, value: r.heartbeats.requestsPerSec, unit: 'req/s', reference: ref },
+        {
+          name: `etcd: registrations/s at ${count}`,
+          value: r.registrations.requestsPerSec,
+          unit: 'req/s',
+          reference: { name: 'raw etcd txn/s (same shape)', value: rawTxn },
+          target: { op: '>=', value: rawTxn * 0.5 },
+        },
+        { name: `etcd: registry RSS at ${count}`, value: r.rssMb, unit: 'MB', ...(count === 10_000 ? { target: { op: '<=' as const, value: 300 } } : {}) },
+      );
+    }
+  } finally {
+    await etcd.stop();
+  }
+  printFigures('Registry (issue 2)', figures);
+  return figures;
+}

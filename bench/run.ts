@@ -1,0 +1,17 @@
+import { benchRegistry } from './registry.bench.js';
+
+/** `pnpm bench [suite…]`: runs the named suites (default: all) and prints Markdown tables. */
+const SUITES: Record<string, () => Promise<unknown>> = {
+  registry: benchRegistry,
+};
+
+const wanted = process.argv.slice(2);
+const names = wanted.length > 0 ? wanted : Object.keys(SUITES);
+for (const name of names) {
+  const suite = SUITES[name];
+  if (!suite) {
+    process.stderr.write(`unknown suite ${name}; suites: ${Object.keys(SUITES).join(', ')}\n`);
+    process.exit(2);
+  }
+  await suite();
+}
