@@ -8,5 +8,6 @@ export { type DeclarationSource, loadDeclaration } from './declaration-file.js';
 export { type EntrypointMethod, entrypoint } from './entrypoint.js';
 export type { InvokeContext, InvokeHandler, InvokeHook, InvokeInfo } from './invoke-context.js';
 export { consoleLogger, type LogFields, type Logger, silentLogger } from './logger.js';
+export { INVOKE_SPAN_NAME, otelInvokeHook, parseTraceparent } from './otel-invoke-hook.js';
 export type { LedgerLimits } from './request-ledger.js';
 export type { AgentRuntimeOptions } from './runtime-options.js';

@@ -5,6 +5,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { DeclarationSource } from './declaration-file.js';
 import type { InvokeHandler, InvokeHook } from './invoke-context.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { otelInvokeHook } from './otel-invoke-hook.js';
 import type { LedgerLimits } from './request-ledger.js';
 
 /** Options of {@link AgentRuntime}. Durations take `'30s' | number` (milliseconds). */
@@ -41,7 +42,7 @@ export interface AgentRuntimeOptions {
   maxBodyBytes?: number;
   /** request_id dedup ledger bounds. @default { maxEntries: 10000, ttlMs: 600000 } */
   dedup?: Partial<LedgerLimits>;
-  /** Wraps every handler run (the hook point for OpenTelemetry server spans). */
+  /** Wraps every handler run. @default an OpenTelemetry SERVER span joined through `traceparent` */
   invokeHook?: InvokeHook;
   /** Monotonic clock and timers. @default systemClock */
   clock?: Clock;
@@ -141,7 +142,7 @@ export function compileRuntimeOptions(options: AgentRuntimeOptions): CompiledRun
     backoff: { ...DEFAULT_BACKOFF, ...o.registerBackoff },
     maxBodyBytes: o.maxBodyBytes,
     ledger: o.dedup,
-    invokeHook: options.invokeHook,
+    invokeHook: options.invokeHook ?? otelInvokeHook(),
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
     logger: options.logger ?? consoleLogger(o.agentName),
