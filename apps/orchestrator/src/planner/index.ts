@@ -1,6 +1,5 @@
 /** The planner: one model call along a provider chain, or the offline planner (seed 2.7, 3.3). */
 export { extractJson } from './extract-json.js';
-export { FakeProvider, type FakeReply, type FakeRequest } from './fake-provider.js';
 export { OfflinePlanner, type OfflinePlanOptions } from './offline-planner.js';
 export { openAiClientFactory, Planner, type PlannerOptions, type PlanOptions } from './planner.js';
 export { type PromptMessage, planPrompt } from './prompt.js';

@@ -1,0 +1,8 @@
+/** Test helpers other packages' tests may use: the trace store contract and a fake model provider. */
+export { FakeProvider, type FakeReply, type FakeRequest } from './planner/fake-provider.js';
+export {
+  collect,
+  ManualWallClock,
+  type TraceStoreHarness,
+  traceStoreContract,
+} from './traces/trace-store.contract.js';
