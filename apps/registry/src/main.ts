@@ -1,4 +1,5 @@
 import { loadRegistryConfig } from './config.js';
+import { startRegistryDns } from './dns/index.js';
 import { registryLogger } from './logger.js';
 import { startRegistry } from './serve.js';
 import { openStore } from './store/index.js';
@@ -12,6 +13,8 @@ async function main(): Promise<void> {
   });
   const running = await startRegistry({ config, store, logger });
   logger.info({ url: running.url, store: store.kind, zone: config.zone }, 'registry listening');
+  const dns = await startRegistryDns(running);
+  logger.info({ dns: `${dns.host}:${dns.port}`, zone: config.zone }, 'dns responder listening');
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -19,6 +22,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'registry shutting down');
     try {
+      await dns.stop();
       await running.stop();
       await store.close();
     } catch (error) {
