@@ -113,6 +113,7 @@ export class AgentRuntime {
     this.running = running;
     if (this.stopping.signal.aborted) {
       // stop() ran while the server was starting: it had nothing to close yet.
+      await running.heartbeat.stop();
       await running.listener.close(0);
       this.phase = 'stopped';
       throw new ReachError('UNAVAILABLE', 'the runtime stopped before it started');

@@ -9,6 +9,8 @@ const QUEUE = 2;
 const SEQ = 3;
 
 const base = String(workerData.baseUrl).replace(/\/+$/, '');
+// Touching fetch loads undici now, while idle, instead of during the first heartbeat.
+const httpFetch = globalThis.fetch;
 const view = new Int32Array(workerData.buffer);
 /** @type {{generation: number, instanceId: string, leaseToken: string, intervalMs: number} | null} */
 let lease = null;
@@ -51,7 +53,7 @@ async function beat() {
   };
   const url = `${base}/v1/agents/${encodeURIComponent(current.instanceId)}/heartbeat`;
   try {
-    const response = await fetch(url, {
+    const response = await httpFetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${current.leaseToken}` },
       body: JSON.stringify({ seq, load }),

@@ -86,6 +86,7 @@ export async function assemble(
     logger: options.logger,
     onEvent: view.onHeartbeat,
   });
+  heartbeat.prepare();
   const client = new RegistryClient(options.controlPlaneUrl, options.registryToken);
   return { options, declaration, endpoint, card, gauge, service, listener, client, heartbeat };
 }
