@@ -1,0 +1,8 @@
+/** The orchestrator's HTTP API: runs, SSE, traces, discovery, probes and metrics. */
+export { type ApiDeps, createApp } from './app.js';
+export { requireToken } from './auth.js';
+export { createErrorHandler, type ErrorLog, requestIdOf, toReachError } from './errors.js';
+export { OrchestratorMetrics } from './metrics.js';
+export { RunBody } from './schemas.js';
+export { type StaleReaperOptions, startStaleReaper } from './stale-reaper.js';
+export type { StreamOptions } from './stream-route.js';
