@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FINAL_CAPABILITY, isValidDag } from '../plan/index.js';
 import { FakeProvider, type FakeReply } from './fake-provider.js';
-import { Planner } from './planner.js';
+import { openAiClientFactory, Planner } from './planner.js';
 import type { PlannerClock, ProviderSettings } from './types.js';
 
 const GOOD_PLAN = JSON.stringify({
@@ -200,6 +200,21 @@ describe('Planner against a local OpenAI-compatible server', () => {
     expect(slow.requests).toHaveLength(6);
     expect(slow.peakConcurrent).toBe(2);
     expect(one.peakConcurrent).toBe(1);
+  });
+
+  it('skips a provider whose client cannot be built', async () => {
+    const b = await fake(() => ({ content: GOOD_PLAN }));
+    const out = await new Planner({
+      providers: [provider('a', b), provider('b', b)],
+      clock,
+      clientFactory: (p, key) => {
+        if (p.name === 'a') throw new Error('bad base url');
+        return openAiClientFactory(p, key);
+      },
+    }).plan(TASK);
+    expect(out.provider).toBe('b');
+    expect(out.attempts[0]).toMatchObject({ provider: 'a', status: null });
+    expect(out.attempts[0]!.error).toContain('bad base url');
   });
 
   it('uses the offline planner when no provider is configured', async () => {

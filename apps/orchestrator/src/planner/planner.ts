@@ -142,9 +142,15 @@ export class Planner {
       attempts.push({ provider: provider.name, status: null, ms: 0, max_tokens: 0, error });
       return null;
     }
-    const client = this.#factory(provider, apiKey);
-    this.#clients.set(provider.name, client);
-    return client;
+    try {
+      const client = this.#factory(provider, apiKey);
+      this.#clients.set(provider.name, client);
+      return client;
+    } catch (e) {
+      const error = `cannot build a client: ${e instanceof Error ? e.message : String(e)} — provider skipped`;
+      attempts.push({ provider: provider.name, status: null, ms: 0, max_tokens: 0, error });
+      return null;
+    }
   }
 }
 
