@@ -15,6 +15,8 @@ describe('loadRegistryConfig', () => {
       storm: { threshold: 0.25, minInstances: 5, holdMs: 60_000, maxEvictionsPerInterval: 10 },
     });
     expect([...config.catalog]).toContain('security_review');
+    expect(config.logLevel).toBe('info');
+    expect(loadRegistryConfig({ LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
   });
 
   it('reads YAML, env overrides and token_env', () => {
@@ -51,6 +53,7 @@ describe('loadRegistryConfig', () => {
         'control_plane.tokens.0',
       ],
       ['control_plane: { max_body_bytes: 10 }', {}, 'control_plane.max_body_bytes'],
+      ['', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     ];
     for (const [yaml, env, key] of bad) {
       expect(() => loadRegistryConfig(env, yaml), yaml).toThrow(

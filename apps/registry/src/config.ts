@@ -33,6 +33,20 @@ export interface RegistryConfig {
   /** Catalog capability ids an operation may `serve`: the built-in seven plus config.catalog. */
   catalog: ReadonlySet<string>;
   storm: { threshold: number; minInstances: number; holdMs: number; maxEvictionsPerInterval: number };
+  /** pino level from `LOG_LEVEL`. @default 'info' */
+  logLevel: LogLevel;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** A pino log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function logLevelOf(env: Record<string, string | undefined>): LogLevel {
+  const level = env.LOG_LEVEL ?? 'info';
+  if ((LOG_LEVELS as readonly string[]).includes(level)) return level as LogLevel;
+  throw new ReachError('INVALID_CONFIG', `invalid config: LOG_LEVEL: one of ${LOG_LEVELS.join(', ')}`, {
+    data: { key: 'LOG_LEVEL' },
+  });
 }
 
 function resolveTokens(config: ReachConfig, env: Record<string, string | undefined>): ResolvedToken[] {
@@ -108,6 +122,7 @@ export function compileRegistryConfig(
       holdMs: cp.storm.hold,
       maxEvictionsPerInterval: cp.storm.max_evictions_per_interval,
     },
+    logLevel: logLevelOf(env),
   };
 }
 

@@ -10,6 +10,7 @@ export {
 export { type Clock, ManualClock, repeatEvery, systemClock } from './clock/index.js';
 export {
   compileRegistryConfig,
+  type LogLevel,
   loadRegistryConfig,
   type RegistryConfig,
   type ResolvedToken,

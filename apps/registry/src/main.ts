@@ -6,8 +6,8 @@ import { openStore } from './store/index.js';
 
 /** The registry process: load config, open the store, serve, shut down cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
-  const logger = registryLogger();
   const config = loadRegistryConfig(process.env);
+  const logger = registryLogger(config.logLevel);
   const store = await openStore(config.reach.storage, {
     onError: (error) => logger.error({ err: error }, 'store background failure'),
   });

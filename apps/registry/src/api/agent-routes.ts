@@ -8,6 +8,7 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { requestHeader } from '../errors/node-incoming.js';
 import { readJson } from '../errors/read-json.js';
 import { parseOrThrow } from '../errors/validation.js';
 import type { RegistrationVerbs } from '../registration/index.js';
@@ -36,18 +37,18 @@ export function agentRoutes(verbs: RegistrationVerbs): Hono {
 
   app.post('/v1/agents', async (c) => {
     const request = parseOrThrow(RegisterRequest, await readJson(c), 'registration');
-    return c.json(await verbs.register(request, c.req.header('authorization')), 201);
+    return c.json(await verbs.register(request, requestHeader(c, 'authorization')), 201);
   });
 
   app.post('/v1/agents/:id/heartbeat', async (c) => {
     const instanceId = instanceIdParam(c.req.param('id'));
     const request = parseOrThrow(HeartbeatRequest, await readJson(c), 'heartbeat');
-    return c.json(await verbs.heartbeat(instanceId, request, c.req.header('authorization')));
+    return c.json(await verbs.heartbeat(instanceId, request, requestHeader(c, 'authorization')));
   });
 
   app.delete('/v1/agents/:id', async (c) => {
     const instanceId = instanceIdParam(c.req.param('id'));
-    return c.json(await verbs.deregister(instanceId, c.req.header('authorization')));
+    return c.json(await verbs.deregister(instanceId, requestHeader(c, 'authorization')));
   });
 
   app.get('/v1/agents', (c) => {

@@ -1,8 +1,8 @@
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { createErrorHandler } from '../errors/error-handler.js';
+import { limitBody } from '../errors/read-json.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { agentRoutes } from './agent-routes.js';
@@ -27,20 +27,7 @@ export function createApp(deps: AppDeps): Hono {
     await next();
     deps.metrics.countRequest(c.req.method, c.req.routePath, c.res.status);
   });
-  app.use(
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: () => {
-        throw new ReachError(
-          'PAYLOAD_TOO_LARGE',
-          `the request body is larger than ${deps.maxBodyBytes} bytes`,
-          {
-            data: { max_body_bytes: deps.maxBodyBytes },
-          },
-        );
-      },
-    }),
-  );
+  app.use(limitBody(deps.maxBodyBytes));
   app.route('/', agentRoutes(deps.verbs));
   app.route('/', probeRoutes(deps.metrics, deps.readiness));
   for (const routes of deps.routes ?? []) app.route('/', routes);

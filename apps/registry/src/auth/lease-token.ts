@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomBytesPooled } from './random-pool.js';
 
 /** A fresh lease token: 32 random bytes, base64url. */
 export function newLeaseToken(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBytesPooled(32).toString('base64url');
 }
 
 /** The sha256 (hex) of a lease token, as stored in the instance record. */

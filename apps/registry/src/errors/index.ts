@@ -1,3 +1,4 @@
 export { createErrorHandler, requestIdOf, toReachError } from './error-handler.js';
-export { readJson } from './read-json.js';
+export { nodeIncoming, requestHeader } from './node-incoming.js';
+export { DEFAULT_MAX_BODY_BYTES, limitBody, readJson } from './read-json.js';
 export { parseOrThrow, validationError } from './validation.js';

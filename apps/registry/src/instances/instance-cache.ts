@@ -4,9 +4,18 @@ import { InstanceRecord } from '../store/records.js';
 import type { KeyValue, RegistryStore, Watch, WatchEvent } from '../store/store.js';
 import type { InstanceChanges, InstanceSource } from './instance-source.js';
 
+/** Records this process is about to write, so their watch events need no second parse. */
+export interface LocalWrites {
+  /** Announces that `value` (the JSON of `record`) is about to be written under the record's key. */
+  expectWrite(record: InstanceRecord, value: string): void;
+  /** Withdraws an announcement whose write did not happen. */
+  forgetWrite(instanceId: string): void;
+}
+
 /** The live registrations, kept current from `store.watch('/reach/instances/')`. */
-export class InstanceCache implements InstanceSource {
+export class InstanceCache implements InstanceSource, LocalWrites {
   private readonly records = new Map<string, InstanceRecord>();
+  private readonly expected = new Map<string, { value: string; record: InstanceRecord }>();
   private readonly listeners = new Set<(changes: InstanceChanges) => void>();
   private snapshot: InstanceRecord[] | null = null;
   private watch: Watch | null = null;
@@ -47,6 +56,14 @@ export class InstanceCache implements InstanceSource {
 
   get(instanceId: string): InstanceRecord | undefined {
     return this.records.get(instanceId);
+  }
+
+  expectWrite(record: InstanceRecord, value: string): void {
+    this.expected.set(record.instance_id, { value, record });
+  }
+
+  forgetWrite(instanceId: string): void {
+    this.expected.delete(instanceId);
   }
 
   subscribe(listener: (changes: InstanceChanges) => void): () => void {
@@ -95,7 +112,10 @@ export class InstanceCache implements InstanceSource {
         if (this.records.delete(instanceId)) changes.deleted.push(instanceId);
         continue;
       }
-      const record = this.parse(event.key, event.value);
+      const local = this.expected.get(instanceId);
+      if (local) this.expected.delete(instanceId);
+      // Our own write: the record was validated before it was stored, so the event needs no parsing.
+      const record = local?.value === event.value ? local.record : this.parse(event.key, event.value);
       if (!record) continue;
       this.records.set(record.instance_id, record);
       changes.put.push(record);

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { ReachError } from '@agent-reach/sdk/protocol';
+import { randomBytesPooled } from '../auth/random-pool.js';
 
 const SHORT_ATTEMPTS = 16;
 
@@ -10,7 +10,7 @@ const SHORT_ATTEMPTS = 16;
 export function newInstanceId(agentName: string, taken: (instanceId: string) => boolean): string {
   for (let attempt = 0; attempt < SHORT_ATTEMPTS + 8; attempt++) {
     const bytes = attempt < SHORT_ATTEMPTS ? 2 : 4;
-    const id = `${agentName}-${randomBytes(bytes).toString('hex')}`;
+    const id = `${agentName}-${randomBytesPooled(bytes).toString('hex')}`;
     if (!taken(id)) return id;
   }
   throw new ReachError('INTERNAL', `could not find a free instance id for ${agentName}`);

@@ -59,9 +59,11 @@ export function createRegister(deps: RegistrationDeps) {
         lease_id: lease,
         registered_at: now,
       };
-      const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value: JSON.stringify(record), lease }];
+      const value = JSON.stringify(record);
+      const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
       for (const entry of skydnsEntries(record, config.zone, ttlSec)) puts.push({ ...entry, lease });
       if (isNewVersion) puts.push(declarations.entry(declaration, now));
+      instances.expectWrite(record, value);
       const committed = await store.commit({ puts });
       if (!committed.ok) {
         throw new ReachError(
@@ -78,6 +80,7 @@ export function createRegister(deps: RegistrationDeps) {
         declaration_version: declaration.version,
       };
     } catch (error) {
+      instances.forgetWrite(instanceId);
       // Nothing is half-stored: whatever was bound to the lease goes with it.
       if (lease !== undefined) {
         await store

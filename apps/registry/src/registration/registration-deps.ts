@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TokenAuthority } from '../auth/token-authority.js';
 import type { Clock } from '../clock/clock.js';
 import type { RegistryConfig } from '../config.js';
+import type { LocalWrites } from '../instances/instance-cache.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { LivenessTable } from '../liveness/liveness-table.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
@@ -12,7 +13,7 @@ import type { DeclarationLog } from './declaration-log.js';
 export interface RegistrationDeps {
   config: RegistryConfig;
   store: RegistryStore;
-  instances: InstanceSource;
+  instances: InstanceSource & LocalWrites;
   table: LivenessTable;
   authority: TokenAuthority;
   declarations: DeclarationLog;

@@ -90,3 +90,11 @@ describe('skydnsPath / skydnsName', () => {
     );
   });
 });
+
+describe('skydnsEntries keys', () => {
+  it('equal skydnsPath of the DNS name each entry answers', () => {
+    for (const entry of skydnsEntries(instanceRecord(), 'agents.internal', 15)) {
+      expect(skydnsPath(skydnsName(entry.key))).toBe(entry.key);
+    }
+  });
+});

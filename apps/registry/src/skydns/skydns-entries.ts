@@ -59,18 +59,20 @@ export function skydnsEntries(
     };
     return JSON.stringify(service);
   };
+  // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
+  const base = skydnsPath(zone);
   const entries: SkydnsEntry[] = [
     {
-      key: skydnsPath(target),
+      key: `${base}/${instance}`,
       value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
     },
-    { key: skydnsPath(`${instance}._${GENERIC_SERVICE}._tcp.${zone}`), value: srv(GENERIC_SERVICE) },
+    { key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`, value: srv(GENERIC_SERVICE) },
   ];
   for (const capability of publishedCapabilities(record.declaration)) {
     if (capability === GENERIC_SERVICE) continue;
-    entries.push({ key: skydnsPath(`${instance}._${capability}._tcp.${zone}`), value: srv(capability) });
+    entries.push({ key: `${base}/_tcp/_${capability}/${instance}`, value: srv(capability) });
     entries.push({
-      key: skydnsPath(`${instance}._${capability}._index._agents.${zone}`),
+      key: `${base}/_agents/_index/_${capability}/${instance}`,
       value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
     });
   }

@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/manual-clock.js';
+import { registryConfigFrom } from '../config.js';
+import { type RunningRegistry, startRegistry } from '../serve.js';
+import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { registerBody } from '../testing/fixtures.js';
+import { captureLogger } from '../testing/test-registry.js';
+
+let dir: string;
+let store: EmbeddedStore;
+let running: RunningRegistry;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reach-http-'));
+  const clock = new ManualClock();
+  store = await openEmbeddedStore({ path: dir, clock });
+  running = await startRegistry({
+    config: registryConfigFrom({ control_plane: { max_body_bytes: 4096 } }),
+    store,
+    clock,
+    logger: captureLogger().logger,
+    listen: { host: '127.0.0.1', port: 0 },
+  });
+});
+afterEach(async () => {
+  await running.stop();
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Sends raw chunks without a Content-Length (chunked transfer encoding). */
+function chunked(path: string, chunks: string[]): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${running.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+describe('the registry over HTTP', () => {
+  it('registers and heartbeats through @hono/node-server', async () => {
+    const reg = await fetch(`${running.url}/v1/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(registerBody(8001)),
+    });
+    expect(reg.status).toBe(201);
+    const { instance_id, lease_token } = (await reg.json()) as { instance_id: string; lease_token: string };
+    const beat = await fetch(`${running.url}/v1/agents/${instance_id}/heartbeat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${lease_token}` },
+      body: '{"seq":1}',
+    });
+    expect([beat.status, await beat.json()]).toEqual([
+      200,
+      { status: 'ok', state: 'healthy', heartbeat_interval_ms: 5000 },
+    ]);
+  });
+
+  it('refuses a body over the limit, announced by Content-Length or sent chunked', async () => {
+    const big = JSON.stringify({ ...registerBody(8001), pad: 'x'.repeat(5000) });
+    const announced = await fetch(`${running.url}/v1/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
+    expect(announced.status).toBe(413);
+    expect(((await announced.json()) as { code: string }).code).toBe('PAYLOAD_TOO_LARGE');
+    const streamed = await chunked('/v1/agents', [big.slice(0, 3000), big.slice(3000)]);
+    expect(streamed).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
+    const fine = await chunked('/v1/agents', [JSON.stringify(registerBody(8002))]);
+    expect(fine.status).toBe(201);
+    expect(await store.list('/reach/instances/')).toHaveLength(1);
+  });
+
+  it('answers malformed JSON with 400 over the wire', async () => {
+    const reply = await chunked('/v1/agents', ['{"declaration"']);
+    expect(reply).toMatchObject({ status: 400, body: { code: 'INVALID_JSON' } });
+  });
+});

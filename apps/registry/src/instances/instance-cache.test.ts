@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/manual-clock.js';
+import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { KEYS } from '../store/keys.js';
+import { instanceRecord } from '../testing/fixtures.js';
+import { captureLogger, settle } from '../testing/test-registry.js';
+import { InstanceCache } from './instance-cache.js';
+import type { InstanceChanges } from './instance-source.js';
+
+let dir: string;
+let store: EmbeddedStore;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reach-cache-'));
+  store = await openEmbeddedStore({ path: dir, clock: new ManualClock() });
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const put = (id: string, value = JSON.stringify(instanceRecord(id))) =>
+  store.commit({ puts: [{ key: KEYS.instance(id), value }] });
+
+describe('InstanceCache', () => {
+  it('starts from the snapshot and follows puts and deletes in batches', async () => {
+    await put('a-0001');
+    const { logger } = captureLogger();
+    const cache = await InstanceCache.start(store, logger);
+    expect(cache.primed).toBe(true);
+    expect(cache.all().map((r) => r.instance_id)).toEqual(['a-0001']);
+    const seen: InstanceChanges[] = [];
+    cache.subscribe((changes) => seen.push(changes));
+    await put('a-0002');
+    await store.commit({ deletes: [KEYS.instance('a-0001')] });
+    await settle();
+    expect(cache.all().map((r) => r.instance_id)).toEqual(['a-0002']);
+    expect(cache.get('a-0001')).toBeUndefined();
+    expect(seen.flatMap((c) => c.put.map((r) => r.instance_id))).toEqual(['a-0002']);
+    expect(seen.flatMap((c) => c.deleted)).toEqual(['a-0001']);
+    await cache.close();
+    expect(cache.primed).toBe(false);
+  });
+
+  it('skips records that are not valid, with a warning', async () => {
+    const { logger, lines } = captureLogger();
+    const cache = await InstanceCache.start(store, logger);
+    await put('bad-0001', '{"instance_id": 5}');
+    await put('bad-0002', 'not json');
+    await settle();
+    expect(cache.size).toBe(0);
+    expect(lines.filter((line) => line.level === 40)).toHaveLength(2);
+    await cache.close();
+  });
+
+  it('reuses the record object of its own announced writes, and parses anything else', async () => {
+    const cache = await InstanceCache.start(store, captureLogger().logger);
+    const mine = instanceRecord('a-0003');
+    const value = JSON.stringify(mine);
+    cache.expectWrite(mine, value);
+    await put('a-0003', value);
+    const other = instanceRecord('a-0004');
+    cache.expectWrite(other, JSON.stringify(other));
+    const changed = { ...other, card_sha256: 'A'.repeat(43) };
+    await put('a-0004', JSON.stringify(changed));
+    await settle();
+    expect(cache.get('a-0003')).toBe(mine);
+    expect(cache.get('a-0004')).toEqual(changed);
+    await cache.close();
+  });
+});
