@@ -1,0 +1,82 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../clock/manual-clock.js';
+import { RegistryMetrics } from '../metrics/registry-metrics.js';
+import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { instanceRecord } from '../testing/fixtures.js';
+import { captureLogger } from '../testing/test-registry.js';
+import { LivenessTable } from './liveness-table.js';
+import { StormGuard } from './storm-guard.js';
+
+let dir: string;
+let clock: ManualClock;
+let store: EmbeddedStore;
+let table: LivenessTable;
+let guard: StormGuard;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reach-storm-'));
+  clock = new ManualClock(0);
+  store = await openEmbeddedStore({ path: dir, clock });
+  table = new LivenessTable(clock, 6000);
+  guard = new StormGuard({
+    table,
+    store,
+    clock,
+    metrics: new RegistryMetrics(
+      () => table.counts(),
+      () => true,
+    ),
+    logger: captureLogger().logger,
+    config: {
+      heartbeatIntervalMs: 5000,
+      storm: { threshold: 0.25, minInstances: 5, holdMs: 60_000, maxEvictionsPerInterval: 2 },
+    },
+  });
+  for (let i = 0; i < 8; i++) {
+    const lease = await store.grantLease(15_000);
+    table.track({ ...instanceRecord(`a-000${i}`), lease_id: lease }, true);
+  }
+});
+afterEach(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('StormGuard', () => {
+  it('counts silences that began while this process stalled as one window', async () => {
+    clock.advance(1000);
+    await guard.tick();
+    expect(guard.phase).toBe('idle');
+    // No sweep for 12 s (a pause): everyone fell silent at 6 s, more than one interval before now.
+    clock.advance(12_000);
+    await guard.tick();
+    expect(guard.phase).toBe('holding');
+    expect(guard.heldIds()).toHaveLength(8);
+    // Held leases were refreshed on the instances' behalf: alive well past their own 15 s.
+    clock.advance(10_000);
+    await guard.tick();
+    for (const entry of table.values()) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
+  });
+
+  it('does nothing below min_instances or below the threshold', async () => {
+    for (const entry of [...table.values()].slice(0, 7)) table.beat(entry, entry.load);
+    for (let s = 0; s < 8; s++) {
+      clock.advance(1000);
+      for (const entry of [...table.values()].slice(0, 7)) table.beat(entry, entry.load);
+      await guard.tick();
+    }
+    expect(guard.phase).toBe('idle');
+  });
+
+  it('forgets every hold when leadership is lost', async () => {
+    clock.advance(7000);
+    await guard.tick();
+    expect(guard.phase).toBe('holding');
+    guard.reset();
+    expect(guard.phase).toBe('idle');
+    expect(guard.heldIds()).toEqual([]);
+  });
+});
