@@ -8,8 +8,8 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
-import { absoluteName, HOST_LABEL, RESERVED_LABELS, ZoneNames } from './names.js';
-import { addressRr, svcbRr, type ZoneRr } from './rr.js';
+import { absoluteName, HOST_LABEL, labelsToWire, RESERVED_LABELS, ZoneNames } from './names.js';
+import { addressRr, srvRr, svcbRr, withSvcPriority, type ZoneRr } from './rr.js';
 
 /** The well-known card file name published as key65409. */
 export const AGENT_CARD_WELL_KNOWN = 'agent-card.json';
@@ -22,12 +22,36 @@ export interface InstanceEntry {
   /** Absolute target name (`<instance>.<zone>.`). */
   readonly target: string;
   readonly capabilities: readonly string[];
+  /** Per capability: its SVCB index name and role SRV name (null for `agent`, which `_agent._tcp` covers). */
+  readonly services: readonly { capability: string; svcbName: string; srvName: string | null }[];
   readonly address: { readonly type: number; readonly rr: ZoneRr };
   /** `1 . alpn=… port=…` at the instance's own name. */
   readonly selfSvcb: ZoneRr;
   /** `1 <instance>.<zone>. …` for the capability index; re-prioritised per capability. */
   readonly indexSvcb: ZoneRr;
   readonly port: number;
+  /** The instance's relative name in wire form. */
+  readonly wire: Buffer;
+  /** The SRV record pointing at this instance with this priority and weight (memoised). */
+  srv(priority: number, weight: number): ZoneRr;
+  /** The capability-index SVCB record with this SvcPriority (memoised). */
+  indexSvcbAt(priority: number): ZoneRr;
+}
+
+// Weights change rarely and take few distinct values: a small per-instance memo keeps rebuilds to lookups.
+const MEMO_LIMIT = 16;
+
+function memo<T>(make: (key: number) => T): (key: number) => T {
+  const cache = new Map<number, T>();
+  return (key) => {
+    let value = cache.get(key);
+    if (value === undefined) {
+      if (cache.size >= MEMO_LIMIT) cache.clear();
+      value = make(key);
+      cache.set(key, value);
+    }
+    return value;
+  };
 }
 
 /** The SvcParams every SVCB record of an instance carries (ARCHITECTURE section 3). */
@@ -54,15 +78,33 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
   const target = absoluteName(name, apex);
   try {
     const params = instanceSvcParams(record);
+    const port = record.endpoint.port;
+    const indexSvcb = svcbRr({ priority: 1, target, params }, name);
+    const srv = memo((key) =>
+      srvRr({ priority: key >>> 16, weight: key & 0xffff, port, target, glue: name }),
+    );
+    const capabilities = publishedCapabilities(record.declaration);
     return ok({
       record,
       name,
       target,
-      capabilities: publishedCapabilities(record.declaration),
+      capabilities,
+      services: capabilities.map((capability) => {
+        const srvName = ZoneNames.capabilitySrv(capability);
+        // `_agent._tcp` is the generic index; a capability named `agent` is already inside it.
+        return {
+          capability,
+          svcbName: ZoneNames.capabilitySvcb(capability),
+          srvName: srvName === ZoneNames.genericSrv ? null : srvName,
+        };
+      }),
       address: addressRr(record.endpoint.host),
       selfSvcb: svcbRr({ priority: 1, target: '.', params }, name),
-      indexSvcb: svcbRr({ priority: 1, target, params }, name),
-      port: record.endpoint.port,
+      indexSvcb,
+      port,
+      wire: labelsToWire(name),
+      srv: (priority, weight) => srv(priority * 0x10000 + weight),
+      indexSvcbAt: memo((priority) => withSvcPriority(indexSvcb, priority)),
     });
   } catch (cause) {
     if (isReachError(cause)) return err(cause);

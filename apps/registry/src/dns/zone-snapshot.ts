@@ -1,7 +1,7 @@
 import { indexTxtStrings } from './index-txt.js';
 import type { InstanceEntry } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire, ZoneNames } from './names.js';
-import { addressRr, nsRr, RRTYPE, soaRr, srvRr, txtRr, withSvcPriority, type ZoneRr } from './rr.js';
+import { addressRr, nsRr, RRTYPE, soaRr, txtRr, type ZoneRr } from './rr.js';
 import { type WeightOf, wireWeight } from './weights.js';
 
 /** All records of one type at one name. */
@@ -59,8 +59,10 @@ export interface SnapshotInput {
 
 class NodeBuilder {
   private readonly nodes = new Map<string, Map<number, ZoneRr[]>>();
+  private readonly wires = new Map<string, Buffer>();
 
-  add(name: string, type: number, rr: ZoneRr): void {
+  add(name: string, type: number, rr: ZoneRr, wire?: Buffer): void {
+    if (wire !== undefined) this.wires.set(name, wire);
     let node = this.nodes.get(name);
     if (node === undefined) {
       node = new Map();
@@ -76,7 +78,7 @@ class NodeBuilder {
     for (const [name, types] of this.nodes) {
       const rrsets = new Map<number, RrSet>();
       for (const [type, rrs] of types) rrsets.set(type, { type, ttl, rrs });
-      out.set(name, { name, wire: labelsToWire(name), rrsets });
+      out.set(name, { name, wire: this.wires.get(name) ?? labelsToWire(name), rrsets });
     }
     return out;
   }
@@ -104,41 +106,16 @@ export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
 
   const capabilities = new Set<string>();
   for (const entry of input.entries) {
-    nodes.add(entry.name, entry.address.type, entry.address.rr);
+    nodes.add(entry.name, entry.address.type, entry.address.rr, entry.wire);
     nodes.add(entry.name, RRTYPE.SVCB, entry.selfSvcb);
     const generic = wireWeight(input.weightOf(entry.record));
-    nodes.add(
-      ZoneNames.genericSrv,
-      RRTYPE.SRV,
-      srvRr({
-        priority: generic.srvPriority,
-        weight: generic.weight,
-        port: entry.port,
-        target: entry.target,
-        glue: entry.name,
-      }),
-    );
-    for (const capability of entry.capabilities) {
-      capabilities.add(capability);
-      const w = wireWeight(input.weightOf(entry.record, capability));
-      nodes.add(
-        ZoneNames.capabilitySvcb(capability),
-        RRTYPE.SVCB,
-        withSvcPriority(entry.indexSvcb, w.svcPriority),
-      );
-      // `_agent._tcp` is the generic index; a capability named `agent` is already inside it.
-      if (ZoneNames.capabilitySrv(capability) === ZoneNames.genericSrv) continue;
-      nodes.add(
-        ZoneNames.capabilitySrv(capability),
-        RRTYPE.SRV,
-        srvRr({
-          priority: w.srvPriority,
-          weight: w.weight,
-          port: entry.port,
-          target: entry.target,
-          glue: entry.name,
-        }),
-      );
+    nodes.add(ZoneNames.genericSrv, RRTYPE.SRV, entry.srv(generic.srvPriority, generic.weight));
+    for (const service of entry.services) {
+      capabilities.add(service.capability);
+      const w = wireWeight(input.weightOf(entry.record, service.capability));
+      nodes.add(service.svcbName, RRTYPE.SVCB, entry.indexSvcbAt(w.svcPriority));
+      if (service.srvName !== null)
+        nodes.add(service.srvName, RRTYPE.SRV, entry.srv(w.srvPriority, w.weight));
     }
   }
   for (const strings of indexTxtStrings([...capabilities].sort()))
@@ -147,6 +124,8 @@ export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
   const built = nodes.build(ttl);
   const emptyNonTerminals = new Set<string>();
   for (const name of built.keys()) {
+    // Instance labels have no dots, so only the few service names have ancestors.
+    if (!name.includes('.')) continue;
     for (const ancestor of ancestorsOf(name)) if (!built.has(ancestor)) emptyNonTerminals.add(ancestor);
   }
   return {

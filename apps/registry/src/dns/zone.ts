@@ -43,6 +43,7 @@ export class Zone {
   private readonly unsubscribe: () => void;
   private currentSerial: number;
   private cached: ZoneSnapshot | undefined;
+  private sorted: InstanceEntry[] | undefined;
 
   constructor(source: InstanceSource, options: ZoneOptions) {
     this.apex = normaliseZoneName(options.zone);
@@ -108,6 +109,7 @@ export class Zone {
   private apply(changes: InstanceChanges): void {
     for (const id of changes.deleted) this.entries.delete(id);
     for (const record of changes.put) this.put(record);
+    this.sorted = undefined;
     this.changed();
   }
 
