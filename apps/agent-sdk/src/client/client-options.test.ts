@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ReachConfig } from '../protocol/config.js';
+import { clientOptionsFromConfig, compileClientOptions } from './client-options.js';
+import { NdjsonLines } from './ndjson-lines.js';
+
+describe('compileClientOptions', () => {
+  it('applies the seed defaults: 300 ms connect, 2 s ack, 30 s execution, 3 candidates, 20 % budget', () => {
+    const options = compileClientOptions({});
+    expect(options).toMatchObject({
+      connectTimeoutMs: 300,
+      ackTimeoutMs: 2000,
+      executionTimeoutMs: 30_000,
+      maxCandidates: 3,
+      fallbackEnabled: true,
+      retryBudget: { ratio: 0.2, minPerSecond: 3, maxTokens: 10 },
+      outcomes: { flushIntervalMs: 1000, maxBatch: 100 },
+    });
+  });
+
+  it('accepts durations as strings or milliseconds and names a bad option', () => {
+    expect(compileClientOptions({ ackTimeout: '3s', connectTimeout: 150 })).toMatchObject({
+      ackTimeoutMs: 3000,
+      connectTimeoutMs: 150,
+    });
+    expect(() => compileClientOptions({ executionTimeout: '-1s' })).toThrow(/executionTimeout/);
+    expect(() => compileClientOptions({ dns: { server: 'nowhere' } })).toThrow(/dns.server/);
+    expect(() => compileClientOptions({ registryUrl: 'ftp://x' })).toThrow(/registryUrl/);
+    expect(() => compileClientOptions({ retryBudget: { ratio: 2 } })).toThrow(/retryBudget.ratio/);
+  });
+
+  it('reads the config file’s agent_sdk, dns and control_plane sections', () => {
+    const config = ReachConfig.parse({ agent_sdk: { response_timeout_ms: '3s', max_candidates: 5 } });
+    const options = compileClientOptions(clientOptionsFromConfig(config));
+    expect(options).toMatchObject({
+      registryUrl: 'http://127.0.0.1:8701',
+      dns: { host: '127.0.0.1', port: 8053, zone: 'agents.internal' },
+      ackTimeoutMs: 3000,
+      maxCandidates: 5,
+    });
+  });
+});
+
+describe('NdjsonLines', () => {
+  it('splits lines across chunks and keeps the partial tail', () => {
+    const lines = new NdjsonLines();
+    expect(lines.push('{"a":1}\n{"b"')).toEqual(['{"a":1}']);
+    expect(lines.push(':2}\r\n\n')).toEqual(['{"b":2}']);
+    expect(lines.push('{"c":3}')).toEqual([]);
+    expect(lines.rest()).toBe('{"c":3}');
+    expect(() => new NdjsonLines(4).push('123456')).toThrow(/longer/);
+  });
+});

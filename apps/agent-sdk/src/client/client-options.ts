@@ -1,0 +1,134 @@
+import type { ReachConfig } from '../protocol/config.js';
+import { splitHostPort } from '../protocol/config-loader.js';
+import { parseDuration } from '../protocol/duration.js';
+import { ReachError } from '../protocol/errors.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
+
+/** A duration: `'300ms' | '2s' | '5m'` or a number of milliseconds. */
+export type DurationInput = string | number;
+
+/** How a ReachClient reaches the registry, DNS and agents. */
+export interface ReachClientOptions {
+  /** The registry's base URL, e.g. `http://127.0.0.1:8701`; without it candidates come from DNS only. */
+  registryUrl?: string;
+  /** The DNS fallback: a server `host:port` and the zone. */
+  dns?: { server: string; zone?: string; timeout?: DurationInput };
+  /** @default '300ms' (seed article 2.3) */
+  connectTimeout?: DurationInput;
+  /** Time from connect to the first NDJSON line (the ack). @default '2s' */
+  ackTimeout?: DurationInput;
+  /** Time from the ack to the result when the caller gives no deadline. @default '30s' */
+  executionTimeout?: DurationInput;
+  /** How long a route query to the registry may take before DNS is asked instead. @default '1s' */
+  routeTimeout?: DurationInput;
+  /** Candidates asked of the registry per call (at least `k`, plus fallbacks). @default 3 */
+  maxCandidates?: number;
+  /** Whether failed attempts move on to the next candidate at all. @default true */
+  fallbackEnabled?: boolean;
+  /** Shared budget of retries and fallbacks (a token bucket). */
+  retryBudget?: { ratio?: number; minPerSecond?: number; maxTokens?: number };
+  /** Outcome reporting to `POST /v1/outcomes`; `false` turns it off. */
+  outcomes?: false | { flushInterval?: DurationInput; maxBatch?: number };
+  /** Sent as `caller` in every invoke. */
+  caller?: string;
+  /** Used for the registry's HTTP API. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default systemClock */
+  clock?: Clock;
+}
+
+/** Options with defaults applied and durations in milliseconds. */
+export interface CompiledClientOptions {
+  registryUrl: string | undefined;
+  dns: { host: string; port: number; zone: string; timeoutMs: number } | undefined;
+  connectTimeoutMs: number;
+  ackTimeoutMs: number;
+  executionTimeoutMs: number;
+  routeTimeoutMs: number;
+  maxCandidates: number;
+  fallbackEnabled: boolean;
+  retryBudget: { ratio: number; minPerSecond: number; maxTokens: number };
+  outcomes: { flushIntervalMs: number; maxBatch: number } | false;
+  caller: string | undefined;
+  fetch: typeof fetch;
+  clock: Clock;
+}
+
+function ms(value: DurationInput | undefined, fallback: number, key: string): number {
+  if (value === undefined) return fallback;
+  const parsed = parseDuration(value);
+  if (parsed === null || parsed <= 0) {
+    throw new ReachError('INVALID_CONFIG', `${key}: not a positive duration: ${JSON.stringify(value)}`, {
+      data: { key },
+    });
+  }
+  return parsed;
+}
+
+function count(value: number | undefined, fallback: number, key: string, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ReachError('INVALID_CONFIG', `${key}: must be between ${min} and ${max}`, { data: { key } });
+  }
+  return value;
+}
+
+/** Applies defaults and converts durations; throws INVALID_CONFIG naming the option. */
+export function compileClientOptions(options: ReachClientOptions = {}): CompiledClientOptions {
+  let dns: CompiledClientOptions['dns'];
+  if (options.dns) {
+    let server: { host: string; port: number };
+    try {
+      server = splitHostPort(options.dns.server);
+    } catch (cause) {
+      throw new ReachError('INVALID_CONFIG', `dns.server: not host:port: ${options.dns.server}`, { cause });
+    }
+    const zone = (options.dns.zone ?? 'agents.internal').replace(/\.$/, '').toLowerCase();
+    dns = { ...server, zone, timeoutMs: ms(options.dns.timeout, 500, 'dns.timeout') };
+  }
+  if (options.registryUrl !== undefined && !/^https?:\/\/[^/]+/.test(options.registryUrl)) {
+    throw new ReachError('INVALID_CONFIG', `registryUrl: not an http(s) URL: ${options.registryUrl}`);
+  }
+  const budget = options.retryBudget ?? {};
+  const outcomes = options.outcomes;
+  return {
+    registryUrl: options.registryUrl?.replace(/\/+$/, ''),
+    dns,
+    connectTimeoutMs: ms(options.connectTimeout, 300, 'connectTimeout'),
+    ackTimeoutMs: ms(options.ackTimeout, 2000, 'ackTimeout'),
+    executionTimeoutMs: ms(options.executionTimeout, 30_000, 'executionTimeout'),
+    routeTimeoutMs: ms(options.routeTimeout, 1000, 'routeTimeout'),
+    maxCandidates: count(options.maxCandidates, 3, 'maxCandidates', 1, 20),
+    fallbackEnabled: options.fallbackEnabled ?? true,
+    retryBudget: {
+      ratio: count(budget.ratio, 0.2, 'retryBudget.ratio', 0, 1),
+      minPerSecond: count(budget.minPerSecond, 3, 'retryBudget.minPerSecond', 0, 1e6),
+      maxTokens: count(budget.maxTokens, 10, 'retryBudget.maxTokens', 0, 1e6),
+    },
+    outcomes:
+      outcomes === false
+        ? false
+        : {
+            flushIntervalMs: ms(outcomes?.flushInterval, 1000, 'outcomes.flushInterval'),
+            maxBatch: count(outcomes?.maxBatch, 100, 'outcomes.maxBatch', 1, 1000),
+          },
+    caller: options.caller,
+    fetch: options.fetch ?? globalThis.fetch,
+    clock: options.clock ?? systemClock,
+  };
+}
+
+/** Client options from the config file: the registry's listen address, the DNS server and `agent_sdk`. */
+export function clientOptionsFromConfig(config: ReachConfig): ReachClientOptions {
+  const sdk = config.agent_sdk;
+  return {
+    registryUrl: `http://${config.control_plane.listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`,
+    dns: { server: config.dns.server, zone: config.dns.zone },
+    connectTimeout: sdk.connection_timeout_ms,
+    ackTimeout: sdk.response_timeout_ms,
+    executionTimeout: sdk.execution_timeout_ms,
+    maxCandidates: sdk.max_candidates,
+    fallbackEnabled: sdk.fallback_enabled,
+    retryBudget: { ratio: sdk.retry_budget_ratio },
+  };
+}

@@ -1,0 +1,100 @@
+import type { Packet, SrvAnswer, StringAnswer } from 'dns-packet';
+import { readSvcbAnswers, svcbQuestion } from '../svcb/index.js';
+import { type DnsServer, queryDns } from './dns-query.js';
+import { agentNameOfInstance, type ReachTarget } from './reach-target.js';
+
+/** The DNS the client falls back to when the registry is unreachable. */
+export interface DnsFallback extends DnsServer {
+  zone: string;
+}
+
+interface Found {
+  name: string;
+  port: number;
+  priority: number;
+  weight: number;
+  host: string | undefined;
+}
+
+const bare = (name: string) => name.replace(/\.$/, '').toLowerCase();
+
+function addressIn(packet: Packet, name: string): string | undefined {
+  for (const rr of [...(packet.additionals ?? []), ...(packet.answers ?? [])]) {
+    if ((rr.type === 'A' || rr.type === 'AAAA') && bare(rr.name) === name) return (rr as StringAnswer).data;
+  }
+  return undefined;
+}
+
+async function svcbTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
+  const packet = await queryDns(dns, svcbQuestion(`_${operation}._agents.${dns.zone}`));
+  const read = readSvcbAnswers(packet.answers as never);
+  if (!read.ok) return [];
+  return read.value
+    .filter((answer) => answer.record.priority > 0 && answer.record.params.port !== undefined)
+    .map(({ record }) => {
+      const name = bare(record.target);
+      return {
+        name,
+        port: record.params.port!,
+        priority: record.priority,
+        weight: 1,
+        host: record.params.ipv4hint?.[0] ?? record.params.ipv6hint?.[0] ?? addressIn(packet, name),
+      };
+    });
+}
+
+async function srvTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
+  const packet = await queryDns(dns, { type: 'SRV', name: `_${operation}._tcp.${dns.zone}` });
+  return (packet.answers ?? [])
+    .filter((rr): rr is SrvAnswer => rr.type === 'SRV')
+    .map((rr) => {
+      const name = bare(rr.data.target);
+      return {
+        name,
+        port: rr.data.port,
+        priority: rr.data.priority ?? 0,
+        weight: rr.data.weight ?? 0,
+        host: addressIn(packet, name),
+      };
+    });
+}
+
+async function addressOf(dns: DnsFallback, name: string): Promise<string | undefined> {
+  const packet = await queryDns(dns, { type: 'A', name }).catch(() => undefined);
+  return packet && addressIn(packet, name);
+}
+
+/** RFC 2782 order: lower priority first; within one priority, a weighted random draw. */
+function srvOrder(found: Found[], random: () => number): Found[] {
+  const keyed = found.map((f) => ({ f, key: random() ** (1 / Math.max(f.weight, 0.01)) }));
+  keyed.sort((a, b) => a.f.priority - b.f.priority || b.key - a.key);
+  return keyed.map((k) => k.f);
+}
+
+/**
+ * Candidates for `operation` from DNS alone (ARCHITECTURE section 3): SVCB `_<op>._agents.<zone>`
+ * first, then the role SRV `_<op>._tcp.<zone>`. Idempotency is unknown in DNS, so targets say false.
+ */
+export async function resolveViaDns(
+  dns: DnsFallback,
+  operation: string,
+  random: () => number = Math.random,
+): Promise<ReachTarget[]> {
+  let found = await svcbTargets(dns, operation).catch(() => [] as Found[]);
+  if (found.length === 0) found = await srvTargets(dns, operation).catch(() => [] as Found[]);
+  const targets: ReachTarget[] = [];
+  for (const f of srvOrder(found, random)) {
+    const host = f.host ?? (await addressOf(dns, f.name));
+    if (!host) continue;
+    const instanceId = f.name.split('.')[0]!;
+    targets.push({
+      instance_id: instanceId,
+      agent_name: agentNameOfInstance(instanceId),
+      operation,
+      endpoint: { host, port: f.port, scheme: 'http' },
+      idempotent: false,
+      source: 'dns',
+    });
+  }
+  return targets;
+}

@@ -1,0 +1,34 @@
+import type { Endpoint } from '../protocol/registration.js';
+import type { RouteCandidate } from '../protocol/route.js';
+
+/** One agent instance a call may go to, from the registry's route answer or from DNS. */
+export interface ReachTarget {
+  instance_id: string;
+  agent_name: string;
+  /** The operation to invoke (sent as `capability`). */
+  operation: string;
+  endpoint: Pick<Endpoint, 'host' | 'port' | 'scheme'>;
+  /** The agent's declared idempotency; decides fallback after an ack when the caller does not say. */
+  idempotent: boolean;
+  source: 'registry' | 'dns';
+  /** The registry's score; absent for DNS targets. */
+  score?: number;
+}
+
+/** A route candidate as a target. */
+export function targetFromCandidate(candidate: RouteCandidate): ReachTarget {
+  return {
+    instance_id: candidate.instance_id,
+    agent_name: candidate.agent_name,
+    operation: candidate.operation,
+    endpoint: candidate.endpoint,
+    idempotent: candidate.idempotent,
+    source: 'registry',
+    score: candidate.score,
+  };
+}
+
+/** The agent name inside an instance label `<agent>-<4 or 8 hex>`; the label itself otherwise. */
+export function agentNameOfInstance(instanceId: string): string {
+  return instanceId.replace(/-(?:[0-9a-f]{4}|[0-9a-f]{8})$/, '');
+}
