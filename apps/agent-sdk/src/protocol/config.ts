@@ -6,7 +6,10 @@ import { Duration, parseDuration } from './duration.js';
 const Seconds = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDuration(typeof value === 'number' ? `${value}s` : value);
   if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (seconds, or e.g. 300ms, 2s, 5m)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a duration: ${JSON.stringify(value)} (seconds, or e.g. 300ms, 2s, 5m)`,
+    });
     return z.NEVER;
   }
   return ms;
@@ -86,7 +89,10 @@ export const StorageConfig = z
 /** The DNS zone and the registry's authoritative responder. */
 export const DnsConfig = z
   .object({
-    zone: z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/).default('agents.internal'),
+    zone: z
+      .string()
+      .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/)
+      .default('agents.internal'),
     listen: HostPort.default('127.0.0.1:8053'),
     /** The DNS server callers and the orchestrator query. */
     server: HostPort.default('127.0.0.1:8053'),
@@ -118,7 +124,13 @@ export const OrchestratorConfig = z
   .strict();
 
 /** The console's section. */
-export const ConsoleConfig = z.object({ listen: HostPort.default('127.0.0.1:18089') }).strict();
+export const ConsoleConfig = z
+  .object({
+    listen: HostPort.default('127.0.0.1:18089'),
+    /** Jaeger's UI base URL; when set, trace views link to `<jaeger_url>/trace/<id>`. */
+    jaeger_url: z.string().url().optional(),
+  })
+  .strict();
 
 /** The whole config file (seed article 3.3's shape, extended). */
 export const ReachConfig = z
