@@ -12,7 +12,12 @@ describe('loadOrchestratorConfig', () => {
     expect(c.catalog.map((e) => e.id)).toContain('synthesis');
     expect(c.staleAfterMs).toBe(300_000);
     expect(c.telemetry.tracesUrl).toBeNull();
-    expect(c.call).toEqual({ connectTimeoutMs: 300, ackTimeoutMs: 2000, executionTimeoutMs: 30_000 });
+    expect(c.call).toEqual({
+      connectTimeoutMs: 300,
+      ackTimeoutMs: 2000,
+      executionTimeoutMs: 30_000,
+      retryBudgetRatio: 0.2,
+    });
   });
 
   it('takes DATABASE_URL, the DNS server and OTEL_* from the env record', () => {

@@ -33,7 +33,12 @@ export interface OrchestratorConfig {
   env: Readonly<Record<string, string | undefined>>;
   telemetry: TelemetryOptions;
   /** The call path's timeouts (`agent_sdk`). */
-  call: { connectTimeoutMs: number; ackTimeoutMs: number; executionTimeoutMs: number };
+  call: {
+    connectTimeoutMs: number;
+    ackTimeoutMs: number;
+    executionTimeoutMs: number;
+    retryBudgetRatio: number;
+  };
   discovery: {
     cardTtlMs: number;
     negativeTtlMs: number;
@@ -43,7 +48,11 @@ export interface OrchestratorConfig {
   };
   /** Largest API request body. @default 262144 */
   maxBodyBytes: number;
+  /** pino level from `LOG_LEVEL`. @default 'info' */
+  logLevel: string;
 }
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function invalid(key: string, message: string): ReachError {
   return new ReachError('INVALID_CONFIG', `invalid config: ${key}: ${message}`, { data: { key } });
@@ -55,6 +64,12 @@ function checkPostgresUrl(url: string): string {
     if (parsed.protocol === 'postgres:' || parsed.protocol === 'postgresql:') return url;
   } catch {}
   throw invalid('orchestrator.database_url', 'must be a postgres:// URL');
+}
+
+function logLevel(value: string | undefined): string {
+  const level = (value ?? 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw invalid('LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`);
+  return level;
 }
 
 /** Turns a parsed config into the orchestrator's options; throws INVALID_CONFIG naming the key. */
@@ -91,6 +106,7 @@ export function compileOrchestratorConfig(
       connectTimeoutMs: reach.agent_sdk.connection_timeout_ms,
       ackTimeoutMs: reach.agent_sdk.response_timeout_ms,
       executionTimeoutMs: reach.agent_sdk.execution_timeout_ms,
+      retryBudgetRatio: reach.agent_sdk.retry_budget_ratio,
     },
     discovery: {
       cardTtlMs: 60_000,
@@ -100,6 +116,7 @@ export function compileOrchestratorConfig(
       healthTimeoutMs: 800,
     },
     maxBodyBytes: 262_144,
+    logLevel: logLevel(env.LOG_LEVEL),
   };
 }
 

@@ -22,6 +22,8 @@ export interface OrchestratorDeps {
   /** Execution deadline of each attempt. @default 30000 */
   executionTimeoutMs?: number;
   metrics?: OrchestratorMetrics;
+  /** The retry budget fallbacks spend (the SDK's RetryBudget). */
+  budget?: { deposit(): void; tryWithdraw(): boolean };
   /** Where unexpected run failures are reported. */
   onError?: (error: unknown, traceId: string) => void;
   /** Monotonic milliseconds. @default performance.now */
@@ -253,6 +255,7 @@ export class Orchestrator {
           executionTimeoutMs: this.deps.executionTimeoutMs ?? 30_000,
           now: this.now,
           signal,
+          ...(this.deps.budget === undefined ? {} : { budget: this.deps.budget }),
           onAttempt: (o) => metrics?.attempts.inc({ outcome: o.ok ? 'ok' : o.failure }),
         },
         runCtx,

@@ -83,13 +83,13 @@ describe('CapabilityIndex over DNS', () => {
     dns.withAdditionals = true;
   });
 
-  function index(catalog: string[]) {
+  function index(catalog: string[], healthTimeoutMs = 300) {
     return new CapabilityIndex({
       dns: new UdpDnsClient({ host: '127.0.0.1', port: dns.port }),
       zone: ZONE,
       dnsServer: `127.0.0.1:${dns.port}`,
       catalog,
-      checkHealth: httpHealthCheck(300),
+      checkHealth: httpHealthCheck(healthTimeoutMs),
     });
   }
 
@@ -178,6 +178,18 @@ describe('CapabilityIndex over DNS', () => {
     expect(d.view.stats.dns_queries).toBe(3);
   });
 
+  it('gives up on a capability at the first name a silent DNS server does not answer', async () => {
+    const idx = new CapabilityIndex({
+      dns: new UdpDnsClient({ host: '127.0.0.1', port: 9, timeoutMs: 100, udpTries: 1 }),
+      zone: ZONE,
+      dnsServer: '127.0.0.1:9',
+      catalog: ['writing'],
+    });
+    const view = (await idx.discover()).view.capabilities.writing!;
+    expect(view).toMatchObject({ source: 'none', available: false, reason: 'dns_unavailable' });
+    expect(view.queries).toEqual([`_writing._agents.${ZONE} SVCB`]);
+  });
+
   it('binds a primary and at most three alternates', async () => {
     const many = await Promise.all([1, 2, 3, 4, 5].map((i) => agent(`writer-${i}`, ['writing'])));
     dns.records = many.map((a) => svcb('writing', a));
@@ -205,7 +217,8 @@ describe('CapabilityIndex over DNS', () => {
         Array.from({ length: replicas }, (_, i) => agent(`multi-${replicas}-${i}`, caps)),
       );
       dns.records = caps.flatMap((cap) => started.map((a) => svcb(cap, a)));
-      const d = await index(caps).discover();
+      // Generous probe timeout: 50 agents answer at once on a shared machine.
+      const d = await index(caps, 5000).discover();
       for (const cap of caps) expect(d.view.capabilities[cap]!.candidates.length).toBe(replicas);
       counts.push(d.view.stats.dns_queries);
       // Each replica's card is fetched once although it serves three capabilities.

@@ -102,7 +102,7 @@ export class DiscoveryPass {
           reason: 'dns_unavailable',
           message: res.error.message,
         });
-        continue;
+        break; // a silent server: the next names would wait on the same silence
       }
       answered = true;
       const tier: Tier =

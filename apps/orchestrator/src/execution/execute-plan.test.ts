@@ -175,6 +175,29 @@ describe('executePlan', () => {
     expect(r.patches.find(([, p]) => p.status === 'failed')?.[1].attempts).toBe(1);
   });
 
+  it('stops falling back when the retry budget is spent', async () => {
+    const r = recorder();
+    let calls = 0;
+    const call: CallAttempt = async () => {
+      calls++;
+      return refused;
+    };
+    const single: Plan = { ...plan, nodes: [plan.nodes[0]!], final_node: 'n1' };
+    const budget = { deposit: () => {}, tryWithdraw: () => false };
+    const bindings = new Map([['n1', bound(candidate('a'), candidate('b'))]]);
+    const outcomes = await executePlan(
+      single,
+      [['n1']],
+      bindings,
+      { ...deps(call, r.log), budget },
+      ROOT_CONTEXT,
+    );
+    expect(outcomes[0]!.status).toBe('failed');
+    expect(calls).toBe(1);
+    const failed = r.events.find((e) => e.type === 'node_failed');
+    expect(JSON.stringify(failed?.data)).toContain('retry budget exhausted');
+  });
+
   it('marks a node without a binding unavailable and says so', async () => {
     const r = recorder();
     const unbound: Binding = { ok: false, capability: 'research', reason: 'no_dns_record', failed: [] };

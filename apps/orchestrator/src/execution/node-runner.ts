@@ -22,6 +22,8 @@ export interface NodeRunDeps {
   signal?: AbortSignal;
   /** Observes each attempt (metrics). */
   onAttempt?: (outcome: AttemptOutcome) => void;
+  /** The retry budget fallbacks spend (the SDK's RetryBudget); none means unlimited. */
+  budget?: { deposit(): void; tryWithdraw(): boolean };
 }
 
 /** The agent's output as text: a string, an object's `text`, or its JSON. */
@@ -101,6 +103,7 @@ export async function runNode(
         caller: 'orchestrator',
       };
       const targets: Candidate[] = [binding.primary, ...binding.alternates];
+      deps.budget?.deposit();
       let lastError = { code: 'UNAVAILABLE', message: 'no attempt was made' };
       let made = 0;
       for (const [i, target] of targets.entries()) {
@@ -169,7 +172,11 @@ export async function runNode(
             ...candidateRef(target),
           },
         });
-        if (!mayTryNext(outcome, target)) break;
+        if (!mayTryNext(outcome, target) || i + 1 >= targets.length) break;
+        if (deps.budget !== undefined && !deps.budget.tryWithdraw()) {
+          lastError = { code: lastError.code, message: `${lastError.message} (retry budget exhausted)` };
+          break;
+        }
       }
       markSpanFailed(span, lastError.message);
       await log.event({ type: 'node_failed', data: { ...base, stage: 'execution', error: lastError } });

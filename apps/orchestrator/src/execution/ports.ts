@@ -48,8 +48,8 @@ export type AttemptOutcome =
       code: string;
       message: string;
       acked: boolean;
-      /** The agent's own verdict on an error line; true for transport failures. */
-      retryable: boolean;
+      /** The agent's own verdict on an error line; absent for transport failures. */
+      retryable?: boolean;
       ms: number;
     };
 
