@@ -13,6 +13,7 @@ import { StormGuard } from './liveness/storm-guard.js';
 import { Sweeper } from './liveness/sweeper.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { createRegistrationVerbs, DeclarationLog, type RegistrationVerbs } from './registration/index.js';
+import { RoutingService } from './routing/index.js';
 import { KEYS } from './store/keys.js';
 import type { RegistryStore } from './store/store.js';
 
@@ -54,6 +55,8 @@ export interface RegistryParts {
 /** A built registry: its parts, its hono app (not listening) and a way to stop it. */
 export interface Registry extends RegistryParts {
   app: Hono;
+  /** Routing: `POST /v1/route`, outcomes, conflicts, dynamic DNS weights. */
+  routing: RoutingService;
   /** Stops the sweeper (resigning leadership) and the watch; leaves the store open. */
   close(): Promise<void>;
 }
@@ -123,9 +126,28 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     sweeper,
     zone,
   };
+  const cp = config.reach.control_plane;
+  const routing = new RoutingService({
+    store,
+    instances,
+    liveness,
+    clock,
+    logger,
+    metricsRegistry: metrics.registry,
+    isLeader: () => sweeper.isLeader,
+    config: {
+      warmupMs: cp.warmup,
+      routeCacheTtlMs: cp.route_cache_ttl,
+      zone: config.zone,
+      ttlSec: Math.ceil(config.heartbeatTimeoutMs / 1000),
+    },
+  });
   try {
     if (options.sweep !== false) await sweeper.start();
+    await routing.start(zone);
   } catch (error) {
+    await sweeper.stop();
+    await routing.close();
     unbind();
     zone.close();
     await instances.close();
@@ -140,17 +162,18 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       watch_primed: instances.primed,
       store_reachable: await storeReachable(store, 2000),
     }),
-    routes: [...(options.routes?.(parts) ?? []), createZoneRoutes(zone)],
+    routes: [...(options.routes?.(parts) ?? []), createZoneRoutes(zone), routing.routes],
   });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
       await sweeper.stop();
+      await routing.close();
       unbind();
       zone.close();
       await instances.close();
     })();
     return closed;
   };
-  return { ...parts, app, close };
+  return { ...parts, app, routing, close };
 }
