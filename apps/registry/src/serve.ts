@@ -1,6 +1,7 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
+import { heartbeatFastPath } from './api/heartbeat-fast-path.js';
 import { createRegistry, type Registry, type RegistryOptions } from './registry.js';
 
 /** A registry listening on HTTP. */
@@ -19,7 +20,16 @@ export async function startRegistry(
 ): Promise<RunningRegistry> {
   const registry = await createRegistry(options);
   const { host, port } = options.listen ?? options.config.listen;
-  const server = createAdaptorServer({ fetch: registry.app.fetch, hostname: host }) as Server;
+  const viaHono = getRequestListener(registry.app.fetch, { hostname: host });
+  const heartbeat = heartbeatFastPath({
+    verbs: registry.verbs,
+    metrics: registry.metrics,
+    logger: registry.logger,
+    maxBodyBytes: options.config.maxBodyBytes,
+  });
+  const server = createServer((req, res) => {
+    if (!heartbeat(req, res)) void viaHono(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   try {
     await new Promise<void>((resolve, reject) => {

@@ -3,7 +3,6 @@ import {
   CapabilityId,
   HeartbeatRequest,
   InstanceState,
-  ReachError,
   RegisterRequest,
 } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
@@ -12,9 +11,7 @@ import { requestHeader } from '../errors/node-incoming.js';
 import { readJson } from '../errors/read-json.js';
 import { parseOrThrow } from '../errors/validation.js';
 import type { RegistrationVerbs } from '../registration/index.js';
-
-/** An instance id in a path: a DNS host label. */
-const InstanceId = z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, 'instance ids are DNS host labels');
+import { instanceIdParam } from './instance-id-param.js';
 
 const ListQuery = z
   .object({
@@ -23,13 +20,6 @@ const ListQuery = z
     agent_name: AgentName.optional(),
   })
   .strict();
-
-function instanceIdParam(value: string | undefined): string {
-  const parsed = InstanceId.safeParse(value);
-  if (!parsed.success)
-    throw new ReachError('VALIDATION_FAILED', `invalid instance id: ${JSON.stringify(value)}`);
-  return parsed.data;
-}
 
 /** The registration API (ARCHITECTURE section 11); routes only validate, call one verb and answer. */
 export function agentRoutes(verbs: RegistrationVerbs): Hono {

@@ -88,6 +88,73 @@ describe('the registry over HTTP', () => {
     expect(await store.list('/reach/instances/')).toHaveLength(1);
   });
 
+  it('answers heartbeats on the fast path exactly as the hono route does', async () => {
+    const reg = await running.app.request('/v1/agents', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(registerBody(8001)),
+    });
+    const { instance_id: id, lease_token: token } = (await reg.json()) as {
+      instance_id: string;
+      lease_token: string;
+    };
+    const auth = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    const cases: Array<[string, string, Record<string, string>]> = [
+      [`/v1/agents/${id}/heartbeat`, '{"seq":1}', auth],
+      [`/v1/agents/${id}/heartbeat`, '{"seq":1}', auth],
+      [`/v1/agents/${id}/heartbeat`, '{"seq":"x"}', auth],
+      [`/v1/agents/${id}/heartbeat`, '{"seq":', auth],
+      [`/v1/agents/${id}/heartbeat`, '', auth],
+      [`/v1/agents/${id}/heartbeat`, '{"seq":5}', { 'content-type': 'application/json' }],
+      [`/v1/agents/${id}/heartbeat`, '{"seq":6}', { ...auth, authorization: 'Bearer nope' }],
+      ['/v1/agents/nobody-1234/heartbeat', '{"seq":1}', auth],
+      ['/v1/agents/Bad%20Id/heartbeat', '{"seq":1}', auth],
+      ['/v1/agents/%E0%A4%A/heartbeat', '{"seq":1}', auth],
+      [`/v1/agents/${id}/heartbeat`, JSON.stringify({ seq: 9, pad: 'x'.repeat(5000) }), auth],
+      [`/v1/agents/${id}/heartbeat?x=1`, '{"seq":10}', auth],
+    ];
+    const wire: Array<[number, unknown]> = [];
+    for (const [path, body, headers] of cases) {
+      const response = await fetch(`${running.url}${path}`, { method: 'POST', headers, body });
+      const json = (await response.json()) as { code?: string; status?: string };
+      wire.push([response.status, json.code ?? json.status]);
+    }
+    expect(wire).toEqual([
+      [200, 'ok'],
+      [409, 'STALE_HEARTBEAT'],
+      [400, 'VALIDATION_FAILED'],
+      [400, 'INVALID_JSON'],
+      [400, 'INVALID_JSON'],
+      [401, 'LEASE_TOKEN_INVALID'],
+      [401, 'LEASE_TOKEN_INVALID'],
+      [410, 'UNKNOWN_INSTANCE'],
+      [400, 'VALIDATION_FAILED'],
+      [400, 'VALIDATION_FAILED'],
+      [413, 'PAYLOAD_TOO_LARGE'],
+      [200, 'ok'],
+    ]);
+    // Through hono (app.request) the same replay gets the same answer.
+    const viaHono = await running.app.request(`/v1/agents/${id}/heartbeat`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"seq":10}',
+    });
+    expect(viaHono.status).toBe(409);
+    const chunkedBig = await chunked(`/v1/agents/${id}/heartbeat`, [
+      '{"seq":11,"pad":"',
+      'x'.repeat(5000),
+      '"}',
+    ]);
+    expect(chunkedBig).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metrics).toContain('reach_registry_heartbeats_total{outcome="accepted"} 2');
+    expect(metrics).toContain(
+      'reach_registry_http_requests_total{method="POST",route="/v1/agents/:id/heartbeat",status="409"} 2',
+    );
+    // The process is still serving after all of it.
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+  });
+
   it('answers malformed JSON with 400 over the wire', async () => {
     const reply = await chunked('/v1/agents', ['{"declaration"']);
     expect(reply).toMatchObject({ status: 400, body: { code: 'INVALID_JSON' } });

@@ -8,8 +8,13 @@ afterEach(async () => {
   await t.cleanup();
 });
 
+/** Every key a registration writes: its record, its SkyDNS messages, its declaration history. */
 async function storedKeys(): Promise<string[]> {
-  const all = [...(await t.store.list('/reach/')), ...(await t.store.list('/skydns/'))];
+  const all = [
+    ...(await t.store.list('/reach/instances/')),
+    ...(await t.store.list('/reach/declarations/')),
+    ...(await t.store.list('/skydns/')),
+  ];
   return all.map((kv) => kv.key);
 }
 

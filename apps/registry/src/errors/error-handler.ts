@@ -22,20 +22,26 @@ export function toReachError(error: unknown): ReachError {
   return new ReachError('INTERNAL', 'internal error', { cause: error });
 }
 
+/** The status and body for an error; 5xx causes are logged, never sent. */
+export function errorReply(
+  error: unknown,
+  request: { requestId: string; method: string; path: string },
+  logger: Logger,
+): { status: number; body: ErrorBody } {
+  const reach = toReachError(error);
+  const status = ERROR_HTTP_STATUS[reach.code] ?? 500;
+  if (status >= 500)
+    logger.error({ err: reach.cause ?? reach, code: reach.code, ...request }, 'request failed');
+  const body: ErrorBody = { code: reach.code, message: reach.message, requestId: request.requestId };
+  if (reach.data && reach.code !== 'INTERNAL') body.data = reach.data;
+  return { status, body };
+}
+
 /** Builds the app's `onError`: `{code, message, requestId}` with the status of the code; causes are logged, not sent. */
 export function createErrorHandler(logger: Logger) {
   return (error: unknown, c: Context): Response => {
-    const reach = toReachError(error);
-    const requestId = requestIdOf(c);
-    const status = ERROR_HTTP_STATUS[reach.code] ?? 500;
-    if (status >= 500) {
-      logger.error(
-        { err: reach.cause ?? reach, code: reach.code, requestId, method: c.req.method, path: c.req.path },
-        'request failed',
-      );
-    }
-    const body: ErrorBody = { code: reach.code, message: reach.message, requestId };
-    if (reach.data && reach.code !== 'INTERNAL') body.data = reach.data;
+    const request = { requestId: requestIdOf(c), method: c.req.method, path: c.req.path };
+    const { status, body } = errorReply(error, request, logger);
     return c.json(body, status as ContentfulStatusCode);
   };
 }

@@ -1,4 +1,11 @@
-export { createErrorHandler, requestIdOf, toReachError } from './error-handler.js';
+export { createErrorHandler, errorReply, requestIdOf, toReachError } from './error-handler.js';
 export { nodeIncoming, requestHeader } from './node-incoming.js';
-export { DEFAULT_MAX_BODY_BYTES, limitBody, readJson } from './read-json.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  limitBody,
+  parseJsonText,
+  readIncoming,
+  readJson,
+  tooLarge,
+} from './read-json.js';
 export { parseOrThrow, validationError } from './validation.js';

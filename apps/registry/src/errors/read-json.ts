@@ -8,7 +8,8 @@ export const DEFAULT_MAX_BODY_BYTES = 262_144;
 
 const limits = new WeakMap<Context, number>();
 
-function tooLarge(maxBytes: number): ReachError {
+/** The PAYLOAD_TOO_LARGE error for a limit. */
+export function tooLarge(maxBytes: number): ReachError {
   return new ReachError('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxBytes} bytes`, {
     data: { max_body_bytes: maxBytes },
   });
@@ -27,7 +28,8 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** Reads a Node request body, refusing it with PAYLOAD_TOO_LARGE past `maxBytes`. */
+export function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -71,6 +73,13 @@ async function readText(c: Context, maxBytes: number): Promise<string> {
 /** Reads the request body as JSON within the body limit; malformed or missing JSON is INVALID_JSON, never a 5xx. */
 export async function readJson(c: Context): Promise<unknown> {
   const text = await readText(c, limits.get(c) ?? DEFAULT_MAX_BODY_BYTES);
+  if (text.length === 0)
+    throw new ReachError('INVALID_JSON', 'the request body is empty; send a JSON object');
+  return parseJsonText(text);
+}
+
+/** Parses body text as JSON; empty or malformed text is INVALID_JSON. */
+export function parseJsonText(text: string): unknown {
   if (text.length === 0)
     throw new ReachError('INVALID_JSON', 'the request body is empty; send a JSON object');
   try {
