@@ -47,6 +47,19 @@ export {
   type RegistrationVerbs,
 } from './registration/index.js';
 export { createRegistry, type Registry, type RegistryOptions, type RegistryParts } from './registry.js';
+export {
+  ConflictBook,
+  ConflictReporter,
+  conflictReportKey,
+  createRoutingRoutes,
+  OutcomeBook,
+  PublishedWeight,
+  Router,
+  type RouterDeps,
+  type RoutingLiveness,
+  RoutingService,
+  WeightTable,
+} from './routing/index.js';
 export { type RunningRegistry, startRegistry } from './serve.js';
 export {
   DEFAULT_SRV_PRIORITY,
