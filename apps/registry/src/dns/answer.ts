@@ -1,6 +1,7 @@
 import { type DnsQuery, RCODE } from './query-parser.js';
-import type { OutRr, Sections } from './response-writer.js';
+import type { Sections } from './response-writer.js';
 import { RRTYPE } from './rr.js';
+import { answerWire, glueNames, ownedWire, type WireRrSet } from './rrset-wire.js';
 import type { RrSet, ZoneNode, ZoneSnapshot } from './zone-snapshot.js';
 
 /** Where a question name falls relative to the zone. */
@@ -47,37 +48,37 @@ const refused: Sections = {
 };
 
 function negative(snapshot: ZoneSnapshot, rcode: number): Sections {
-  const soa = snapshot.soa.rrs[0]!;
   // Negative answers are cached for min(SOA TTL, SOA minimum) (RFC 2308 section 3); both are the zone TTL.
-  const authority: OutRr = {
-    owner: { kind: 'relative', wire: Buffer.alloc(0) },
-    type: RRTYPE.SOA,
-    ttl: snapshot.ttl,
-    rdata: soa.rdata,
-  };
+  const authority = ownedWire(snapshot.nodes.get('')!, snapshot.soa);
   return { rcode, authoritative: true, answer: [], authority: [authority], additional: [] };
 }
 
-function glueFor(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): OutRr[][] {
-  const names: string[] = [];
+// Glue depends only on the answered RRset, which belongs to one immutable snapshot.
+const glueCache = new WeakMap<RrSet, WireRrSet[]>();
+
+function glueFor(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): WireRrSet[] {
+  const single = answered.length === 1 ? answered[0]! : undefined;
+  const cached = single === undefined ? undefined : glueCache.get(single);
+  if (cached !== undefined) return cached;
+  const additional = computeGlue(snapshot, answered, node);
+  if (single !== undefined) glueCache.set(single, additional);
+  return additional;
+}
+
+function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): WireRrSet[] {
+  const additional: WireRrSet[] = [];
+  const seen = new Set<string>();
   for (const set of answered) {
-    for (const rr of set.rrs) if (rr.glue !== undefined && !names.includes(rr.glue)) names.push(rr.glue);
-  }
-  const additional: OutRr[][] = [];
-  for (const name of names) {
-    const target = snapshot.nodes.get(name);
-    if (target === undefined) continue;
-    for (const type of [RRTYPE.A, RRTYPE.AAAA]) {
-      const set = target.rrsets.get(type);
-      if (set === undefined || (target === node && answered.includes(set))) continue;
-      additional.push(
-        set.rrs.map((rr) => ({
-          owner: { kind: 'relative', wire: target.wire },
-          type,
-          ttl: set.ttl,
-          rdata: rr.rdata,
-        })),
-      );
+    for (const name of glueNames(set)) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const target = snapshot.nodes.get(name);
+      if (target === undefined) continue;
+      for (const type of [RRTYPE.A, RRTYPE.AAAA]) {
+        const glue = target.rrsets.get(type);
+        if (glue === undefined || (target === node && answered.includes(glue))) continue;
+        additional.push(ownedWire(target, glue));
+      }
     }
   }
   return additional;
@@ -102,20 +103,18 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery): Sections {
   if (where.kind === 'nxdomain') return negative(snapshot, RCODE.NXDOMAIN);
   if (where.kind === 'empty-non-terminal') return negative(snapshot, RCODE.NOERROR);
   const { node } = where;
-  const sets =
-    query.qtype === RRTYPE.ANY
-      ? [...node.rrsets.values()]
-      : [node.rrsets.get(query.qtype)].filter((s) => s !== undefined);
-  if (sets.length === 0) return negative(snapshot, RCODE.NOERROR);
-  const answer: OutRr[] = [];
-  for (const set of sets) {
-    for (const rr of set.rrs)
-      answer.push({ owner: { kind: 'qname' }, type: set.type, ttl: set.ttl, rdata: rr.rdata });
+  let sets: RrSet[];
+  if (query.qtype === RRTYPE.ANY) {
+    sets = [...node.rrsets.values()];
+  } else {
+    const set = node.rrsets.get(query.qtype);
+    sets = set === undefined ? [] : [set];
   }
+  if (sets.length === 0) return negative(snapshot, RCODE.NOERROR);
   return {
     rcode: RCODE.NOERROR,
     authoritative: true,
-    answer,
+    answer: sets.map(answerWire),
     authority: [],
     additional: glueFor(snapshot, sets, node),
   };

@@ -168,6 +168,22 @@ describe('handleMessage', () => {
     expect(capped.flag_tc).toBe(true);
   });
 
+  it('over TCP, keeps the whole RRs that fit in 64 KiB and sets TC', () => {
+    const many = Array.from({ length: 420 }, (_, i) =>
+      makeInstance(`worker-${String(i).padStart(4, '0')}`, {
+        host: `10.4.${i >> 8}.${i & 0xff}`,
+        capabilities: ['crunch'],
+      }),
+    );
+    const reply = handleMessage(zoneWith(...many), query('_crunch._agents.agents.internal', SVCB), 'tcp')!;
+    expect(reply.length).toBeLessThanOrEqual(65_535);
+    const decoded = dnsPacket.decode(reply) as Reply;
+    expect(decoded.flag_tc).toBe(true);
+    expect(decoded.answers.length).toBeGreaterThan(300);
+    expect(decoded.answers.length).toBeLessThan(420);
+    for (const rr of decoded.answers) expect(decodeSvcbRdata(rr.data as Buffer).params.port).toBe(9000);
+  });
+
   it('drops glue that does not fit rather than truncating the answer', () => {
     const many = Array.from({ length: 25 }, (_, i) =>
       makeInstance(`worker-${String(i).padStart(4, '0')}`, {

@@ -1,30 +1,20 @@
 import type { DnsQuery } from './query-parser.js';
 import { RRTYPE } from './rr.js';
+import type { WireRrSet } from './rrset-wire.js';
 
 /** The UDP payload size this server advertises and never exceeds (DNS flag day 2020). */
 export const ADVERTISED_UDP_SIZE = 1232;
 /** A DNS message over TCP carries at most this many octets (a 16-bit length prefix). */
 export const MAX_TCP_MESSAGE = 65_535;
 
-/** Who owns an outgoing RR: the question name itself, or relative labels above the zone apex. */
-export type Owner = { kind: 'qname' } | { kind: 'relative'; wire: Buffer };
-
-/** One record to write. */
-export interface OutRr {
-  owner: Owner;
-  type: number;
-  ttl: number;
-  rdata: Buffer;
-}
-
-/** The sections of an answer, before size limits are applied. */
+/** The sections of an answer, as pre-encoded RRsets, before size limits are applied. */
 export interface Sections {
   rcode: number;
   authoritative: boolean;
-  answer: readonly OutRr[];
-  authority: readonly OutRr[];
+  answer: readonly WireRrSet[];
+  authority: readonly WireRrSet[];
   /** Whole RRsets, added in order while they fit; dropping them never sets TC (RFC 2181 section 9). */
-  additional: readonly (readonly OutRr[])[];
+  additional: readonly WireRrSet[];
 }
 
 const QR = 0x8000;
@@ -40,32 +30,48 @@ export function udpLimit(query: DnsQuery): number {
   return Math.min(ADVERTISED_UDP_SIZE, Math.max(512, query.edns.udpSize));
 }
 
-function ownerSize(owner: Owner): number {
-  return owner.kind === 'qname' ? 2 : owner.wire.length + 2;
-}
+const sizeOf = (sets: readonly WireRrSet[]): number => sets.reduce((n, set) => n + set.bytes.length, 0);
 
-function rrSize(rr: OutRr): number {
-  return ownerSize(rr.owner) + 10 + rr.rdata.length;
-}
-
-function writeRr(buf: Buffer, at: number, rr: OutRr, apexPointer: number): number {
-  let offset = at;
-  if (rr.owner.kind === 'qname') {
-    offset = buf.writeUInt16BE(0xc00c, offset);
-  } else {
-    offset += rr.owner.wire.copy(buf, offset);
-    offset = buf.writeUInt16BE(0xc000 | apexPointer, offset);
+/** Keeps the leading RRs of `sets` that fit in `room` octets (TCP answers past 64 KiB). */
+function trim(sets: readonly WireRrSet[], room: number): WireRrSet[] {
+  const kept: WireRrSet[] = [];
+  let left = room;
+  for (const set of sets) {
+    if (set.bytes.length <= left) {
+      kept.push(set);
+      left -= set.bytes.length;
+      continue;
+    }
+    const fits = set.rrEnds.filter((end) => end <= left);
+    if (fits.length > 0) {
+      const end = fits[fits.length - 1]!;
+      kept.push({
+        bytes: set.bytes.subarray(0, end),
+        count: fits.length,
+        rrEnds: fits,
+        patches: set.patches.filter((p) => p < end),
+      });
+    }
+    break;
   }
-  offset = buf.writeUInt16BE(rr.type, offset);
-  offset = buf.writeUInt16BE(1, offset);
-  offset = buf.writeUInt32BE(rr.ttl, offset);
-  offset = buf.writeUInt16BE(rr.rdata.length, offset);
-  return offset + rr.rdata.copy(buf, offset);
+  return kept;
 }
+
+function copySets(buf: Buffer, at: number, sets: readonly WireRrSet[], pointer: number): number {
+  let offset = at;
+  for (const set of sets) {
+    set.bytes.copy(buf, offset);
+    for (const patch of set.patches) buf.writeUInt16BE(pointer, offset + patch);
+    offset += set.bytes.length;
+  }
+  return offset;
+}
+
+const countOf = (sets: readonly WireRrSet[]): number => sets.reduce((n, set) => n + set.count, 0);
 
 /**
- * Encodes a response to `query` within `limit` octets. Owner names are compressed against the
- * question (the apex is its suffix); RDATA names are never compressed (RFC 2782, RFC 9460).
+ * Encodes a response to `query` within `limit` octets: the question copied as asked, then the
+ * pre-encoded RRsets with their apex pointers filled in (the apex is a suffix of the question).
  * `apexWireLength` is the zone apex's wire length with its root byte, or 0 outside the zone.
  */
 export function writeResponse(
@@ -79,30 +85,20 @@ export function writeResponse(
   let answer = sections.answer;
   let authority = sections.authority;
   let truncated = false;
-  let size =
-    fixed + answer.reduce((n, rr) => n + rrSize(rr), 0) + authority.reduce((n, rr) => n + rrSize(rr), 0);
+  let size = fixed + sizeOf(answer) + sizeOf(authority);
   if (size > limit) {
     truncated = true;
     authority = [];
-    const kept: OutRr[] = [];
-    size = fixed;
     // Over UDP the client retries over TCP; over TCP it keeps whatever fits in one message.
-    if (limit >= MAX_TCP_MESSAGE) {
-      for (const rr of answer) {
-        if (size + rrSize(rr) > limit) break;
-        kept.push(rr);
-        size += rrSize(rr);
-      }
-    }
-    answer = kept;
+    answer = limit >= MAX_TCP_MESSAGE ? trim(answer, limit - fixed) : [];
+    size = fixed + sizeOf(answer);
   }
-  const additional: OutRr[] = [];
+  const additional: WireRrSet[] = [];
   if (!truncated) {
     for (const set of sections.additional) {
-      const setSize = set.reduce((n, rr) => n + rrSize(rr), 0);
-      if (size + setSize > limit) break;
-      additional.push(...set);
-      size += setSize;
+      if (size + set.bytes.length > limit) break;
+      additional.push(set);
+      size += set.bytes.length;
     }
   }
   const buf = Buffer.alloc(size);
@@ -115,16 +111,16 @@ export function writeResponse(
   buf.writeUInt16BE(query.id, 0);
   buf.writeUInt16BE(flags, 2);
   buf.writeUInt16BE(1, 4);
-  buf.writeUInt16BE(answer.length, 6);
-  buf.writeUInt16BE(authority.length, 8);
-  buf.writeUInt16BE(additional.length + (query.edns === undefined ? 0 : 1), 10);
+  buf.writeUInt16BE(countOf(answer), 6);
+  buf.writeUInt16BE(countOf(authority), 8);
+  buf.writeUInt16BE(countOf(additional) + (query.edns === undefined ? 0 : 1), 10);
   let at = 12 + query.qname.copy(buf, 12);
   at = buf.writeUInt16BE(query.qtype, at);
   at = buf.writeUInt16BE(query.qclass, at);
-  const apexPointer = 12 + query.qname.length - apexWireLength;
-  for (const rr of answer) at = writeRr(buf, at, rr, apexPointer);
-  for (const rr of authority) at = writeRr(buf, at, rr, apexPointer);
-  for (const rr of additional) at = writeRr(buf, at, rr, apexPointer);
+  const pointer = 0xc000 | (12 + query.qname.length - apexWireLength);
+  at = copySets(buf, at, answer, pointer);
+  at = copySets(buf, at, authority, pointer);
+  at = copySets(buf, at, additional, pointer);
   if (query.edns !== undefined) writeOpt(buf, at, sections.rcode, query.edns.dnssecOk);
   return buf;
 }
