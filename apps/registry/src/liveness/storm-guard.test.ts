@@ -32,6 +32,7 @@ beforeEach(async () => {
     logger: captureLogger().logger,
     config: {
       heartbeatIntervalMs: 5000,
+      heartbeatTimeoutMs: 15_000,
       storm: { threshold: 0.25, minInstances: 5, holdMs: 60_000, maxEvictionsPerInterval: 2 },
     },
   });
@@ -78,5 +79,19 @@ describe('StormGuard', () => {
     guard.reset();
     expect(guard.phase).toBe('idle');
     expect(guard.heldIds()).toEqual([]);
+  });
+
+  it('releases, never evicts, held instances still inside their own lease time', async () => {
+    // Everyone falls silent at once (a storm), then seven come back within their lease time.
+    clock.advance(7000);
+    await guard.tick();
+    expect(guard.phase).toBe('holding');
+    const entries = [...table.values()];
+    for (const entry of entries.slice(0, 7)) table.beat(entry, entry.load);
+    clock.advance(1000);
+    await guard.tick();
+    expect(guard.phase).toBe('idle');
+    // The one still silent was 8 s into a 15 s lease: released to their lease, not revoked.
+    for (const entry of entries.slice(7)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
   });
 });

@@ -15,7 +15,7 @@ export interface StormGuardDeps {
   clock: Clock;
   metrics: RegistryMetrics;
   logger: Logger;
-  config: Pick<RegistryConfig, 'heartbeatIntervalMs' | 'storm'>;
+  config: Pick<RegistryConfig, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'storm'>;
 }
 
 /**
@@ -138,8 +138,13 @@ export class StormGuard {
     const { config, store, metrics, logger } = this.deps;
     if (now - this.lastEvictionAt < config.heartbeatIntervalMs) return;
     this.lastEvictionAt = now;
+    // An instance still inside its own lease time is released, not evicted: its lease decides.
+    for (const entry of [...this.held.values()]) {
+      if (now - entry.lastBeatMono < config.heartbeatTimeoutMs) this.held.delete(entry.instanceId);
+    }
     const batch = [...this.held.values()].slice(0, config.storm.maxEvictionsPerInterval);
     for (const entry of batch) this.held.delete(entry.instanceId);
+    if (batch.length === 0) return;
     await Promise.all(batch.map((entry) => store.revokeLease(entry.leaseId)));
     metrics.evictions.inc(batch.length);
     logger.warn(
