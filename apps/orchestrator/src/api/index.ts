@@ -4,5 +4,6 @@ export { requireToken } from './auth.js';
 export { createErrorHandler, type ErrorLog, requestIdOf, toReachError } from './errors.js';
 export { OrchestratorMetrics } from './metrics.js';
 export { RunBody } from './schemas.js';
+export { readSse, type SseMessage } from './sse-reader.js';
 export { type StaleReaperOptions, startStaleReaper } from './stale-reaper.js';
 export type { StreamOptions } from './stream-route.js';
