@@ -17,8 +17,8 @@ export interface ConsoleConfig {
 const invalid = (key: string, message: string) =>
   new ReachError('INVALID_CONFIG', `invalid config: ${key}: ${message}`, { data: { key } });
 
-/** A base URL without a trailing slash; http(s) only. */
-function baseUrl(value: string, key: string): string {
+/** A base URL without a trailing slash; http(s) only; INVALID_CONFIG naming `key` otherwise. */
+export function baseUrl(value: string, key: string): string {
   let url: URL;
   try {
     url = new URL(value);

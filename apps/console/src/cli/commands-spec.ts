@@ -1,0 +1,115 @@
+import type { ParseArgsConfig } from 'node:util';
+
+/** parseArgs' option table (not exported by name from node:util's types). */
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** One `reach` command: its positional arguments and options. */
+export interface CommandSpec {
+  /** Positional argument names; a trailing `...name` takes the rest joined by spaces. */
+  args: string[];
+  options: ParseArgsOptionsConfig;
+  usage: string;
+  summary: string;
+}
+
+const text = { type: 'string' } as const;
+
+/** Options every command takes. */
+export const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  registry: text,
+  orchestrator: text,
+};
+
+/** Every command of the `reach` CLI. */
+export const COMMANDS = {
+  agents: {
+    args: [],
+    options: { state: text, capability: text },
+    usage: 'reach agents [--state healthy|suspect|unavailable|deregistered] [--capability c]',
+    summary: 'registered instances with state, load and last heartbeat',
+  },
+  agent: { args: ['instance_id'], options: {}, usage: 'reach agent <instance_id>', summary: 'one instance' },
+  declarations: {
+    args: ['agent_name'],
+    options: {},
+    usage: 'reach declarations <agent_name>',
+    summary: "an agent's declaration history with change reasons",
+  },
+  route: {
+    args: ['operation'],
+    options: {
+      domain: text,
+      'input-size': text,
+      'max-latency': text,
+      'output-format': text,
+      'max-candidates': text,
+    },
+    usage:
+      'reach route <operation> [--domain d] [--input-size chars] [--max-latency 2s] [--output-format f] [--max-candidates n]',
+    summary: 'ask the registry which agents would serve a need, with score breakdowns',
+  },
+  conflicts: { args: [], options: {}, usage: 'reach conflicts', summary: 'overlapping declarations' },
+  zone: { args: [], options: {}, usage: 'reach zone', summary: 'the live DNS zone file' },
+  stats: {
+    args: [],
+    options: {},
+    usage: 'reach stats',
+    summary: 'routing hit rate, fallback rate, per-instance figures',
+  },
+  run: {
+    args: ['...task'],
+    options: { provider: text },
+    usage: 'reach run "<task>" [--provider name]',
+    summary: 'run a task and wait for the deliverable (exit 2 when the run failed)',
+  },
+  start: {
+    args: ['...task'],
+    options: { provider: text, watch: { type: 'boolean' } },
+    usage: 'reach start "<task>" [--provider name] [--watch]',
+    summary: 'start a task and print its trace id (--watch: follow it)',
+  },
+  watch: {
+    args: ['trace_id'],
+    options: { after: text },
+    usage: 'reach watch <trace_id> [--after seq]',
+    summary: "follow a run's events live (exit 2 when the run failed)",
+  },
+  traces: {
+    args: [],
+    options: { status: text, q: text, limit: text, cursor: text },
+    usage: 'reach traces [--status ok|degraded|failed|running|aborted] [--q text] [--limit n] [--cursor c]',
+    summary: 'recent runs, newest first',
+  },
+  trace: {
+    args: ['trace_id'],
+    options: { brief: { type: 'boolean' } },
+    usage: 'reach trace <trace_id> [--brief]',
+    summary: 'one run: plan, nodes, deliverable and (unless --brief) every event',
+  },
+  delete: { args: ['trace_id'], options: {}, usage: 'reach delete <trace_id>', summary: 'delete a trace' },
+  discovery: {
+    args: [],
+    options: {},
+    usage: 'reach discovery',
+    summary: "the orchestrator's DNS discovery view",
+  },
+} satisfies Record<string, CommandSpec>;
+
+/** A command name. */
+export type CommandName = keyof typeof COMMANDS;
+
+/** The help text: every command with its usage. */
+export function helpText(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
+  return [
+    'usage: reach <command> [arguments] [--json] [--registry URL] [--orchestrator URL]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'Tables by default; --json prints the API answer for scripts. Errors print "code: message" and exit 1.',
+    'URLs come from REACH_REGISTRY_URL / REACH_ORCHESTRATOR_URL or the config file (REACH_CONFIG).',
+  ].join('\n');
+}

@@ -1,0 +1,148 @@
+import { parseDuration, ReachError, type RouteQueryInput } from '@agent-reach/sdk/protocol';
+import type { ApiClient } from './api-client.js';
+import { intOption, type ParsedArgs } from './args.js';
+import {
+  formatAgent,
+  formatAgents,
+  formatConflicts,
+  formatDeclarations,
+  formatRoute,
+  formatRoutingStats,
+} from './format-registry.js';
+import {
+  formatDiscovery,
+  formatEventLine,
+  formatRunSummary,
+  formatTrace,
+  formatTraces,
+} from './format-runs.js';
+import type { TraceEventView } from './orchestrator-views.js';
+import { watchTrace } from './watch.js';
+
+/** What a command needs: the API client, where output goes, and the wall clock for "ago" columns. */
+export interface CommandDeps {
+  api: ApiClient;
+  out: (text: string) => void;
+  now: () => number;
+  /** Passed to `reach watch` (tests shorten the reconnect delay). */
+  watch?: { reconnectDelayMs?: number };
+}
+
+type Command = Extract<ParsedArgs, { kind: 'command' }>;
+
+/** Exit code of a command that followed a run: 2 when the run did not succeed. */
+const runExit = (status: string) => (status === 'failed' || status === 'aborted' ? 2 : 0);
+
+/** `--max-latency`: seconds (`2`, `1.5`) or a duration (`1500ms`, `2s`); answers seconds. */
+function latencySeconds(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : (parseDuration(text) ?? Number.NaN) / 1000;
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new ReachError(
+      'BAD_REQUEST',
+      `--max-latency must be seconds or a duration like 2s or 1500ms, got ${JSON.stringify(value)}`,
+    );
+  return seconds;
+}
+
+/** The route query `reach route` sends. */
+export function routeQueryOf(cmd: Command): RouteQueryInput {
+  const o = cmd.options;
+  const constraints: NonNullable<RouteQueryInput['constraints']> = {};
+  const inputSize = intOption(o['input-size'], 'input-size', 0, Number.MAX_SAFE_INTEGER);
+  const latency = latencySeconds(o['max-latency']);
+  if (inputSize !== undefined) constraints.input_size = inputSize;
+  if (latency !== undefined) constraints.max_latency_sec = latency;
+  if (typeof o['output-format'] === 'string') constraints.output_format = o['output-format'];
+  const maxCandidates = intOption(o['max-candidates'], 'max-candidates', 1, 20);
+  return {
+    operation: cmd.args.operation!,
+    ...(typeof o.domain === 'string' ? { domain: o.domain } : {}),
+    constraints,
+    ...(maxCandidates === undefined ? {} : { max_candidates: maxCandidates }),
+  };
+}
+
+async function follow(cmd: Command, deps: CommandDeps, traceId: string, after = 0): Promise<number> {
+  const print = (event: TraceEventView) =>
+    deps.out(cmd.json ? JSON.stringify(event) : formatEventLine(event));
+  const status = await watchTrace(deps.api, traceId, print, { after, ...deps.watch });
+  deps.out(cmd.json ? JSON.stringify({ done: true, status }) : `done: ${status}`);
+  return runExit(status);
+}
+
+/** Runs one parsed command, writing its output; resolves with the exit code. API failures throw ReachError. */
+export async function runCommand(cmd: Command, deps: CommandDeps): Promise<number> {
+  const { api, out } = deps;
+  const show = <T>(value: T, table: (v: T) => string) =>
+    out(cmd.json ? JSON.stringify(value, null, 2) : table(value));
+  const o = cmd.options;
+  switch (cmd.command) {
+    case 'agents': {
+      const filter: Record<string, string> = {};
+      if (typeof o.state === 'string') filter.state = o.state;
+      if (typeof o.capability === 'string') filter.capability = o.capability;
+      show(await api.agents(filter), (v) => formatAgents(v, deps.now()));
+      return 0;
+    }
+    case 'agent':
+      show(await api.agent(cmd.args.instance_id!), (v) => formatAgent(v, deps.now()));
+      return 0;
+    case 'declarations':
+      show(await api.declarations(cmd.args.agent_name!), (v) => formatDeclarations(cmd.args.agent_name!, v));
+      return 0;
+    case 'route':
+      show(await api.route(routeQueryOf(cmd)), formatRoute);
+      return 0;
+    case 'conflicts':
+      show(await api.conflicts(), formatConflicts);
+      return 0;
+    case 'zone': {
+      const zone = await api.zone();
+      out(cmd.json ? JSON.stringify({ zone }) : zone.replace(/\n$/, ''));
+      return 0;
+    }
+    case 'stats':
+      show(await api.routingStats(), formatRoutingStats);
+      return 0;
+    case 'run': {
+      const run = await api.run(cmd.args.task!, typeof o.provider === 'string' ? o.provider : undefined);
+      show(run, formatRunSummary);
+      return runExit(run.status);
+    }
+    case 'start': {
+      const started = await api.start(
+        cmd.args.task!,
+        typeof o.provider === 'string' ? o.provider : undefined,
+      );
+      show(started, (s) => `${s.trace_id}`);
+      return o.watch === true ? follow(cmd, deps, started.trace_id) : 0;
+    }
+    case 'watch':
+      return follow(
+        cmd,
+        deps,
+        cmd.args.trace_id!,
+        intOption(o.after, 'after', 0, Number.MAX_SAFE_INTEGER) ?? 0,
+      );
+    case 'traces': {
+      const query: Record<string, string> = {};
+      for (const key of ['status', 'q', 'cursor'] as const)
+        if (typeof o[key] === 'string') query[key] = o[key];
+      const limit = intOption(o.limit, 'limit', 1, 200);
+      if (limit !== undefined) query.limit = String(limit);
+      show(await api.traces(query), (v) => formatTraces(v, deps.now()));
+      return 0;
+    }
+    case 'trace':
+      show(await api.trace(cmd.args.trace_id!), (v) => formatTrace(v, o.brief === true));
+      return 0;
+    case 'delete':
+      show(await api.deleteTrace(cmd.args.trace_id!), (v) => `deleted ${v.trace_id}`);
+      return 0;
+    case 'discovery':
+      show(await api.discovery(), formatDiscovery);
+      return 0;
+  }
+}
