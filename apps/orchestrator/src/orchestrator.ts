@@ -3,7 +3,7 @@ import type { Context, Tracer } from '@opentelemetry/api';
 import type { OrchestratorMetrics } from './api/metrics.js';
 import { assembleDeliverable, type NodeOutcome, runStatus } from './deliverables/index.js';
 import type { CapabilityIndex, DiscoveryView } from './discovery/index.js';
-import { bindPlan, type CallAttempt, executePlan, type RunLog } from './execution/index.js';
+import { bindPlan, type CallAttempt, executePlan, TraceWriter } from './execution/index.js';
 import type { PlanOptions, PlanResult } from './planner/index.js';
 import { ensureTraceContext, markSpanFailed, withSpan } from './telemetry/index.js';
 import type { RunOutcome, TraceStatus } from './traces/status.js';
@@ -54,23 +54,6 @@ export interface RunSummary {
 export interface StartedRun {
   traceId: string;
   done: Promise<RunSummary>;
-}
-
-function storeLog(store: TraceStore, traceId: string, capabilities: Map<string, string>): RunLog {
-  return {
-    async event(event) {
-      const r = await store.appendEvent(traceId, event);
-      if (!r.ok) throw r.error;
-    },
-    async node(nodeId, patch) {
-      const r = await store.upsertNode(traceId, {
-        node_id: nodeId,
-        capability: capabilities.get(nodeId) ?? 'unknown',
-        ...patch,
-      });
-      if (!r.ok) throw r.error;
-    },
-  };
 }
 
 /**
@@ -190,6 +173,7 @@ export class Orchestrator {
     const t0 = this.now();
     let planDegraded = false;
     let outcomes: NodeOutcome[] = [];
+    const log = new TraceWriter(store, traceId);
     try {
       const discovery = await withSpan(tracer, 'reach.discovery', { parent: runCtx }, () =>
         this.deps.index.discover(),
@@ -198,7 +182,7 @@ export class Orchestrator {
       const available = Object.values(discovery.view.capabilities)
         .filter((c) => c.available)
         .map((c) => c.capability);
-      await this.appendOrThrow(traceId, {
+      await log.event({
         type: 'discovery_finished',
         data: { ms: discovery.view.duration_ms, available, view: discovery.view },
       });
@@ -212,14 +196,10 @@ export class Orchestrator {
         return result;
       });
       planDegraded = planned.degraded;
-      const saved = await store.savePlan(traceId, { ...planned, plan: planned.plan });
-      if (!saved.ok) throw saved.error;
-      const capabilities = new Map(planned.plan.nodes.map((n) => [n.id, n.capability]));
-      const log = storeLog(store, traceId, capabilities);
+      await log.plan({ ...planned, plan: planned.plan });
       const layerOf = new Map(planned.levels.flatMap((ids, layer) => ids.map((id) => [id, layer] as const)));
       for (const n of planned.plan.nodes) {
-        const row = await store.upsertNode(traceId, {
-          node_id: n.id,
+        await log.node(n.id, {
           capability: n.capability,
           depends_on: n.depends_on,
           layer: layerOf.get(n.id) ?? null,
@@ -227,7 +207,6 @@ export class Orchestrator {
           purpose: n.purpose,
           status: 'pending',
         });
-        if (!row.ok) throw row.error;
       }
       await log.event({
         type: 'plan_ready',
@@ -260,6 +239,8 @@ export class Orchestrator {
         },
         runCtx,
       );
+      // Every queued write lands before the trace is marked finished.
+      await log.flush();
       const summary = assembleDeliverable(outcomes, planned.plan.final_node);
       const outcome = runStatus(outcomes, planned.plan.final_node);
       // A fallback plan means the planner failed: the run is degraded even when every node worked.
@@ -270,6 +251,7 @@ export class Orchestrator {
           : outcome;
       return await this.finish(traceId, status, summary, t0, planDegraded, outcomes, discovery.view.stats);
     } catch (error) {
+      await log.flush().catch(() => {});
       this.deps.onError?.(error, traceId);
       const message = isReachError(error)
         ? `${error.code}: ${error.message}`

@@ -20,6 +20,10 @@ export type NodePatch = Partial<
     | 'input_context'
     | 'output'
     | 'error'
+    | 'depends_on'
+    | 'layer'
+    | 'parallel_group'
+    | 'purpose'
   >
 >;
 
