@@ -1,36 +1,6 @@
-import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { run } from '../harness/debian-tools.js';
 
-/** The Debian DNS tools the DNS tests drive, with the package that installs each. */
-export const TOOLS = {
-  dig: { path: '/usr/bin/dig', pkg: 'bind9-dnsutils' },
-  kdig: { path: '/usr/bin/kdig', pkg: 'knot-dnsutils' },
-  knotd: { path: '/usr/sbin/knotd', pkg: 'knot' },
-  knotc: { path: '/usr/sbin/knotc', pkg: 'knot' },
-} as const;
-
-/** Fails with a clear message when a tool is missing, naming the package to install. */
-export function requireTool(name: keyof typeof TOOLS): string {
-  const tool = TOOLS[name];
-  try {
-    accessSync(tool.path, constants.X_OK);
-  } catch {
-    throw new Error(`${tool.path} is missing: run \`apt-get install ${tool.pkg}\` to run the DNS tests`);
-  }
-  return tool.path;
-}
-
-/** Runs a tool and returns its standard output; fails with its output when it exits non-zero. */
-export function run(name: keyof typeof TOOLS, args: readonly string[], timeoutMs = 15_000): Promise<string> {
-  const bin = requireTool(name);
-  return new Promise((resolve, reject) => {
-    execFile(bin, [...args], { timeout: timeoutMs, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error)
-        reject(new Error(`${name} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
-}
+export { requireTool, run, TOOLS } from '../harness/debian-tools.js';
 
 /** `dig @127.0.0.1 -p PORT …`. */
 export const dig = (port: number, ...args: string[]) =>

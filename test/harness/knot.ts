@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../harness/ports.js';
-import { requireTool, run } from './dns-tools.js';
+import { requireTool, run } from './debian-tools.js';
+import { freePort } from './ports.js';
 
 /** A knotd serving one zone file on a free loopback port, from a temporary directory. */
 export interface RunningKnot {
