@@ -9,7 +9,7 @@ describe('loadRegistryConfig', () => {
       zone: 'agents.internal',
       heartbeatIntervalMs: 5000,
       heartbeatTimeoutMs: 15000,
-      suspectGraceMs: 1000,
+      suspectGraceMs: 2500,
       maxBodyBytes: 262_144,
       tokens: [],
       storm: { threshold: 0.25, minInstances: 5, holdMs: 60_000, maxEvictionsPerInterval: 10 },

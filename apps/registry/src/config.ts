@@ -24,7 +24,7 @@ export interface RegistryConfig {
   heartbeatIntervalMs: number;
   /** @default 15000 */
   heartbeatTimeoutMs: number;
-  /** Slack after a missed interval before an instance counts as suspect: 20 % of the interval, 200 ms to 2 s. */
+  /** Slack after a missed interval before an instance counts as suspect: half an interval, at least 250 ms. */
   suspectGraceMs: number;
   /** @default 262144 */
   maxBodyBytes: number;
@@ -112,7 +112,7 @@ export function compileRegistryConfig(
     zone: reach.dns.zone,
     heartbeatIntervalMs: cp.heartbeat_interval,
     heartbeatTimeoutMs: cp.heartbeat_timeout,
-    suspectGraceMs: Math.min(2000, Math.max(200, Math.round(cp.heartbeat_interval * 0.2))),
+    suspectGraceMs: Math.max(250, Math.round(cp.heartbeat_interval * 0.5)),
     maxBodyBytes: cp.max_body_bytes,
     tokens: resolveTokens(reach, env),
     catalog: new Set<string>([...DEFAULT_CATALOG, ...reach.catalog.map((entry) => entry.id)]),

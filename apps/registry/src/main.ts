@@ -1,5 +1,5 @@
 import { loadRegistryConfig } from './config.js';
-import { startRegistryDns } from './dns/index.js';
+import { type DnsResponder, startRegistryDns } from './dns/index.js';
 import { registryLogger } from './logger.js';
 import { startRegistry } from './serve.js';
 import { openStore } from './store/index.js';
@@ -11,10 +11,17 @@ async function main(): Promise<void> {
   const store = await openStore(config.reach.storage, {
     onError: (error) => logger.error({ err: error }, 'store background failure'),
   });
-  const running = await startRegistry({ config, store, logger });
+  let dns: DnsResponder | undefined;
+  const running = await startRegistry({
+    config,
+    store,
+    logger,
+    beforeListen: async (registry) => {
+      dns = await startRegistryDns(registry);
+      logger.info({ dns: `${dns.host}:${dns.port}`, zone: config.zone }, 'dns responder listening');
+    },
+  });
   logger.info({ url: running.url, store: store.kind, zone: config.zone }, 'registry listening');
-  const dns = await startRegistryDns(running);
-  logger.info({ dns: `${dns.host}:${dns.port}`, zone: config.zone }, 'dns responder listening');
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -22,7 +29,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'registry shutting down');
     try {
-      await dns.stop();
+      await dns?.stop();
       await running.stop();
       await store.close();
     } catch (error) {

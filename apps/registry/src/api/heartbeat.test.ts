@@ -109,7 +109,7 @@ describe('POST /v1/agents/:id/heartbeat', () => {
     expect((await beat(1)).status).toBe(200);
     await t.advance(5_500);
     expect((await call(t.registry.app, 'GET', `/v1/agents/${id}`)).body.state).toBe('healthy');
-    await t.advance(1_000);
+    await t.advance(2_500);
     expect((await call(t.registry.app, 'GET', `/v1/agents/${id}`)).body.state).toBe('suspect');
     const suspects = await call(t.registry.app, 'GET', '/v1/agents?state=suspect');
     expect((suspects.body.instances as unknown[]).length).toBe(1);

@@ -80,8 +80,8 @@ describe('storm protection', () => {
     expect(silentView.body.state).toBe('suspect');
     expect(await metric('reach_registry_evictions_total')).toBe(0);
 
-    // The hold (60 s) runs out: at most one eviction per 5 s interval.
-    await run(15);
+    // The hold (60 s from detection) runs out: at most one eviction per 5 s interval.
+    await run(20);
     const evicted = await metric('reach_registry_evictions_total');
     expect(evicted).toBeGreaterThanOrEqual(1);
     expect(evicted).toBeLessThanOrEqual(3);
