@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../test/harness/ports.js';
@@ -9,13 +9,21 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** A registry running as its own process, as in production, for load tests. */
 export interface RegistryProcess {
   url: string;
+  /** The UDP/TCP port of its DNS responder on 127.0.0.1. */
+  dnsPort: number;
   pid: number;
   rssMb(): number;
   stop(): Promise<void>;
 }
 
+/** More `control_plane` keys for one bench, e.g. `{ route_cache_ttl: '0s' }`. */
+export type ControlPlaneExtras = Record<string, string | number>;
+
 /** Starts `apps/registry/src/main.ts` with a bench config (long heartbeat timeout, no storm guard). */
-export async function startRegistryProcess(storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string }) {
+export async function startRegistryProcess(
+  storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string },
+  controlPlane: ControlPlaneExtras = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
   const port = await freePort();
   const dnsPort = await freePort();
@@ -29,15 +37,21 @@ export async function startRegistryProcess(storage: { type: 'embedded' } | { typ
   heartbeat_timeout: 300s
   storm:
     min_instances: 1000000
-dns:
+${Object.entries(controlPlane)
+  .map(([key, value]) => `  ${key}: ${JSON.stringify(value)}\n`)
+  .join('')}dns:
   listen: 127.0.0.1:${dnsPort}
   server: 127.0.0.1:${dnsPort}
 ${storageYaml}`;
   writeFileSync(join(dir, 'reach.yaml'), config);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/registry/src/main.ts')], {
-    env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'apps/registry/src/main.ts')],
+    {
+      env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + 30_000;
   for (;;) {
@@ -52,6 +66,7 @@ ${storageYaml}`;
   }
   return {
     url,
+    dnsPort,
     pid: child.pid!,
     rssMb: () => {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -59,7 +74,10 @@ ${storageYaml}`;
     },
     stop: () =>
       new Promise<void>((done) => {
-        child.once('exit', () => done());
+        child.once('exit', () => {
+          rmSync(dir, { recursive: true, force: true });
+          done();
+        });
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
       }),

@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { queryPacket } from '../../test/dns/dns-client.js';
+import { dnsPacket } from '../../test/dns/dns-packet.js';
+
+/** One registration's lag: from its HTTP 201 to the first UDP answer that holds it. */
+export interface LagSample {
+  /** Milliseconds; negative when the answer was visible before the 201 reached the client. */
+  lagMs: number;
+  /** Queries sent until the answer appeared. */
+  polls: number;
+}
+
+/** A single UDP socket that sends one query at a time and waits for the reply with the same id. */
+class UdpPoller {
+  private readonly socket: Socket = createSocket('udp4');
+  private id = 1;
+  private waiting: { id: number; resolve: (reply: Buffer | null) => void } | undefined;
+
+  constructor(private readonly port: number) {
+    this.socket.on('message', (reply) => {
+      if (this.waiting && reply.length >= 2 && reply.readUInt16BE(0) === this.waiting.id) {
+        const { resolve } = this.waiting;
+        this.waiting = undefined;
+        resolve(reply);
+      }
+    });
+  }
+
+  /** SRV records at `name` (an empty list for NXDOMAIN/NODATA or a lost packet). */
+  async srv(name: string): Promise<Array<{ port: number; target: string }>> {
+    this.id = (this.id % 65_535) + 1;
+    const id = this.id;
+    const reply = await new Promise<Buffer | null>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        resolve(null);
+      }, 500);
+      this.waiting = {
+        id,
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+      };
+      this.socket.send(queryPacket(name, 'SRV', id), this.port, '127.0.0.1');
+    });
+    if (reply === null) return [];
+    return dnsPacket
+      .decode(reply)
+      .answers.filter((rr) => rr.type === 'SRV')
+      .map((rr) => rr.data as { port: number; target: string });
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+function lagBody(capability: string, port: number): string {
+  return JSON.stringify({
+    declaration: {
+      agent_name: 'lag-agent',
+      domain: 'bench',
+      capabilities: { [capability]: { input: ['text'], output: ['text'] } },
+      idempotent: true,
+      substitutable: true,
+    },
+    endpoint: { host: '127.0.0.1', port },
+    card_sha256: createHash('sha256').update(capability).digest('base64url'),
+  });
+}
+
+/**
+ * Registers `count` instances one after another, each under a capability of its own, while a tight
+ * loop asks the responder for `_<capability>._tcp` SRV until the new port shows up.
+ */
+export async function registrationLags(
+  registryUrl: string,
+  dnsPort: number,
+  count: number,
+  zone = 'agents.internal',
+): Promise<LagSample[]> {
+  const poller = new UdpPoller(dnsPort);
+  const samples: LagSample[] = [];
+  const run = Date.now().toString(36);
+  try {
+    for (let i = 0; i < count; i++) {
+      const capability = `lag_${run}_${i}`;
+      const port = 40_000 + i;
+      let answeredAt: number | undefined;
+      let polls = 0;
+      let registered = false;
+      // The poll starts with the request, so an answer visible before the 201 arrives is seen too.
+      const polling = (async () => {
+        const limit = performance.now() + 5000;
+        while (performance.now() < limit) {
+          polls++;
+          const records = await poller.srv(`_${capability}._tcp.${zone}`);
+          if (records.some((r) => r.port === port)) {
+            answeredAt = performance.now();
+            return;
+          }
+          // Before the 201, yield a little so the HTTP exchange is not starved of the event loop.
+          if (!registered) await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const res = await fetch(`${registryUrl}/v1/agents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: lagBody(capability, port),
+      });
+      const createdAt = performance.now();
+      registered = true;
+      if (res.status !== 201) throw new Error(`register ${capability}: ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+      await polling;
+      if (answeredAt === undefined) throw new Error(`${capability} never appeared in DNS within 5 s`);
+      samples.push({ lagMs: answeredAt - createdAt, polls });
+    }
+  } finally {
+    poller.close();
+  }
+  return samples;
+}
+
+/** Round trips (ms) of `count` SRV queries for a name that does not change: the poll loop's resolution. */
+export async function udpRoundTrips(dnsPort: number, name: string, count: number): Promise<number[]> {
+  const poller = new UdpPoller(dnsPort);
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      if ((await poller.srv(name)).length === 0) throw new Error(`no SRV answer for ${name}`);
+      out.push(performance.now() - started);
+    }
+  } finally {
+    poller.close();
+  }
+  return out;
+}
