@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { ReachClient } from '@agent-reach/sdk/client';
+import { type Summary, summarize } from './stats.js';
+
+/** Latencies (ms) of the three ways to make the same call, measured interleaved. */
+export interface OverheadSamples {
+  /** `fetch` POST /v1/invoke straight to the agent, body read to the end. */
+  fetch: Summary;
+  /** `client.reach()` with its route asked of the registry (`POST /v1/route`, a registry cache hit). */
+  reachViaRegistry: Summary;
+  /** `client.reach()` whose route answer comes from memory: the client's own cost, routing excluded. */
+  reachRouteInMemory: Summary;
+  /** `fetch` POST /v1/route to the registry alone. */
+  route: Summary;
+}
+
+const NEED = { operation: 'bench_echo', domain: 'bench' } as const;
+
+/** A fetch for the client that answers `/v1/route` from one recorded registry answer and takes outcomes. */
+async function inMemoryRegistry(registryUrl: string): Promise<typeof fetch> {
+  const recorded = await fetch(`${registryUrl}/v1/route`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...NEED, max_candidates: 3 }),
+  });
+  const text = await recorded.text();
+  if (!recorded.ok) throw new Error(`route ${recorded.status}: ${text}`);
+  return (async (input: string | URL | Request) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.endsWith('/v1/route')) {
+      return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+    }
+    return new Response('{"accepted":0,"ignored":0}', {
+      status: 202,
+      headers: { 'content-type': 'application/json' },
+    });
+  }) as typeof fetch;
+}
+
+async function timed(fn: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/**
+ * `calls` rounds (after `warmup` unrecorded ones), each making the four calls in a rotating order so
+ * that drift in the machine's load falls on all of them alike.
+ */
+export async function measureReachOverhead(
+  registryUrl: string,
+  agentUrl: string,
+  calls: number,
+  warmup = 200,
+): Promise<OverheadSamples> {
+  const viaRegistry = new ReachClient({ registryUrl });
+  const inMemory = new ReachClient({ registryUrl, fetch: await inMemoryRegistry(registryUrl) });
+  const reach = (client: ReachClient) => async () => {
+    const result = await client.reach({ need: NEED, input: { text: 'hi' } });
+    if (!result.ok) throw new Error(`reach failed: ${result.error.code}: ${result.error.message}`);
+    if (result.value.attempts.length !== 1)
+      throw new Error('reach needed a fallback; the agent is not instant');
+  };
+  const plainFetch = async () => {
+    const res = await fetch(`${agentUrl}/v1/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body: JSON.stringify({ request_id: randomUUID(), capability: 'bench_echo', input: { text: 'hi' } }),
+    });
+    const text = await res.text();
+    if (res.status !== 200 || !text.includes('"type":"result"'))
+      throw new Error(`invoke ${res.status}: ${text}`);
+  };
+  const route = async () => {
+    const res = await fetch(`${registryUrl}/v1/route`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...NEED, max_candidates: 3 }),
+    });
+    if (!res.ok) throw new Error(`route ${res.status}`);
+    await res.arrayBuffer();
+  };
+  const kinds = [plainFetch, reach(viaRegistry), reach(inMemory), route];
+  const samples: number[][] = kinds.map(() => []);
+  try {
+    for (let i = 0; i < warmup + calls; i++) {
+      for (let j = 0; j < kinds.length; j++) {
+        const k = (i + j) % kinds.length;
+        const ms = await timed(kinds[k]!);
+        if (i >= warmup) samples[k]!.push(ms);
+      }
+    }
+  } finally {
+    await viaRegistry.close();
+    await inMemory.close();
+  }
+  return {
+    fetch: summarize(samples[0]!),
+    reachViaRegistry: summarize(samples[1]!),
+    reachRouteInMemory: summarize(samples[2]!),
+    route: summarize(samples[3]!),
+  };
+}
