@@ -45,3 +45,15 @@ export function weightOfFromSrvWeights(lookup: (instanceId: string) => SkydnsWei
     };
   };
 }
+
+/** `weightOf`, falling back to the default for a record it fails on: one bad weight must not empty the zone. */
+export function guardedWeightOf(weightOf: WeightOf, onError: (error: unknown) => void = () => {}): WeightOf {
+  return (record, capability) => {
+    try {
+      return weightOf(record, capability);
+    } catch (error) {
+      onError(error);
+      return defaultWeightOf(record, capability);
+    }
+  };
+}

@@ -181,6 +181,23 @@ describe('Zone', () => {
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ priority: 0, weight: 65_535 }]);
   });
 
+  it('falls back to the default weight for a record the weight function fails on', () => {
+    const source = new FakeInstanceSource();
+    source.put(
+      makeInstance('summarizer-a1', { priority: 70 }),
+      makeInstance('summarizer-b1', { priority: 70 }),
+    );
+    const zone = new Zone(source, options);
+    zone.setWeightOf((record) => {
+      if (record.instance_id === 'summarizer-a1') throw new Error('no weight yet');
+      return { priority: 5, weight: 9 };
+    });
+    expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([
+      { priority: 10, weight: 70, target: 'summarizer-a1.agents.internal' },
+      { priority: 5, weight: 9, target: 'summarizer-b1.agents.internal' },
+    ]);
+  });
+
   it('leaves out instances it cannot publish and says why', () => {
     const source = new FakeInstanceSource();
     const skipped: string[] = [];

@@ -3,7 +3,7 @@ import type { InstanceChanges, InstanceSource } from '../instances/instance-sour
 import type { InstanceRecord } from '../store/records.js';
 import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import { normaliseZoneName } from './names.js';
-import { defaultWeightOf, type WeightOf } from './weights.js';
+import { defaultWeightOf, guardedWeightOf, type WeightOf } from './weights.js';
 import { buildSnapshot, type SoaTimers, type ZoneSnapshot } from './zone-snapshot.js';
 
 /** How the zone is named and timed. */
@@ -52,7 +52,7 @@ export class Zone {
     this.nameServerAddress = options.nameServerAddress;
     this.wallNow = options.wallNow ?? Date.now;
     this.onSkip = options.onSkip ?? (() => {});
-    this.weightOf = options.weightOf ?? defaultWeightOf;
+    this.weightOf = guardedWeightOf(options.weightOf ?? defaultWeightOf);
     this.currentSerial = Math.floor(this.wallNow() / 1000) % U32;
     // Subscribe before reading the snapshot so no change falls between the two.
     this.unsubscribe = source.subscribe((changes) => this.apply(changes));
@@ -67,9 +67,11 @@ export class Zone {
   /** The zone as it is now; cheap when nothing changed since the last call. */
   snapshot(): ZoneSnapshot {
     if (this.cached === undefined) {
-      const entries = [...this.entries.values()].sort((a, b) =>
+      // Sorted once per membership change, not per weight change.
+      this.sorted ??= [...this.entries.values()].sort((a, b) =>
         a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
       );
+      const entries = this.sorted;
       this.cached = buildSnapshot({
         apex: this.apex,
         ttl: this.ttl,
@@ -85,7 +87,7 @@ export class Zone {
 
   /** Replaces the weight function and republishes every SRV/SVCB priority and weight. */
   setWeightOf(weightOf: WeightOf): void {
-    this.weightOf = weightOf;
+    this.weightOf = guardedWeightOf(weightOf);
     this.weightsChanged();
   }
 
