@@ -56,6 +56,7 @@ describe('ConflictBook', () => {
       const changes = vi.fn();
       book.subscribe(changes);
       source.put(testInstance('alpha-1'), testInstance('beta-1'));
+      expect(book.list()).toHaveLength(1);
       vi.setSystemTime(new Date('2025-03-01T11:00:00Z'));
       source.put(testInstance('alpha-2'));
       expect(toConflictView(book.list()[0]!).since).toBe('2025-03-01T10:00:00.000Z');

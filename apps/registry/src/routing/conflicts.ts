@@ -45,30 +45,39 @@ function overlapOf(operation: string, offers: Offer[]): ConflictOverlap {
 }
 
 /**
- * The live conflicts (seed article 5.2), recomputed whenever registrations change. Route consults it
- * to return only the top agent of a conflicting set; `GET /v1/conflicts` lists it.
+ * The live conflicts (seed article 5.2), recomputed after registrations change (once per burst of
+ * changes, on the next turn of the event loop, or at once when read). Route consults it to return only
+ * the top agent of a conflicting set; `GET /v1/conflicts` lists it.
  */
 export class ConflictBook {
   private entries = new Map<string, ConflictEntry>();
   private byAgent = new Map<string, ConflictEntry>();
   private readonly listeners = new Set<() => void>();
   private readonly unsubscribe: () => void;
+  private dirty = false;
+  private scheduled: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly source: InstanceSource,
     private readonly clock: Pick<Clock, 'wallNow'>,
   ) {
     this.recompute();
-    this.unsubscribe = source.subscribe(() => this.recompute());
+    this.unsubscribe = source.subscribe(() => {
+      this.dirty = true;
+      // A registration storm recomputes once, not once per registration.
+      this.scheduled ??= setImmediate(() => this.refresh());
+    });
   }
 
   /** The conflict `agent` is part of for this operation, domain and priority, if any. */
   conflictOf(domain: string, operation: string, priority: number, agent: string): ConflictEntry | undefined {
+    this.refresh();
     return this.byAgent.get(`${groupKey(domain, operation, priority)}|${agent}`);
   }
 
   /** Every live conflict, oldest first. */
   list(): ConflictEntry[] {
+    this.refresh();
     return [...this.entries.values()].sort((a, b) => a.since - b.since || a.key.localeCompare(b.key));
   }
 
@@ -80,6 +89,15 @@ export class ConflictBook {
 
   close(): void {
     this.unsubscribe();
+    if (this.scheduled) clearImmediate(this.scheduled);
+  }
+
+  private refresh(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.recompute();
   }
 
   private recompute(): void {

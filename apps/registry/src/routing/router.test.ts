@@ -114,7 +114,7 @@ describe('Router.route', () => {
     const { source, clock, liveness, router } = setup({ warmupMs: 300_000, cacheTtlMs: 30_000 });
     source.put(testInstance('old-1', { agent: 'summarizer' }));
     liveness.set('new-1', { state: 'healthy', registeredAt: clock.now() });
-    source.put(testInstance('new-1', { agent: 'summarizer' }));
+    source.put(testInstance('new-1', { agent: 'summarizer', registeredAt: Date.now() }));
     const shares: number[] = [];
     for (let step = 0; step <= 6; step += 1) {
       shares.push(firstShare(router, q(), 1500).get('new-1') ?? 0);
@@ -125,6 +125,13 @@ describe('Router.route', () => {
     expect(shares[0]!).toBeLessThan(0.15);
     expect(shares[6]!).toBeGreaterThan(0.4);
     expect(shares[3]!).toBeGreaterThan(shares[0]! + 0.1);
+  });
+
+  it('does not warm up again an instance registered long ago that this replica just saw (a restart)', () => {
+    const { source, clock, liveness, router } = setup({ warmupMs: 300_000 });
+    liveness.set('old-1', { state: 'healthy', registeredAt: clock.now() });
+    source.put(testInstance('old-1', { registeredAt: Date.now() - 3_600_000 }));
+    expect(router.route(q()).candidates[0]!.breakdown.warmup).toBe(1);
   });
 
   it('routes a suspect instance last even when it scores higher, and notices a state change on cached answers', () => {

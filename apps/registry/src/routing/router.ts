@@ -231,15 +231,15 @@ export class Router {
     return keyed.slice(0, limit).map((entry) => entry.candidate);
   }
 
-  // Monotonic registration time: the liveness tracker's, or derived once from the wall-clock record.
+  // The earlier of the liveness tracker's (this replica's first sight) and the record's wall-clock time
+  // turned monotonic once at first sight, so a registry restart does not warm every instance up again.
   private registrationTime(record: InstanceRecord, fromLiveness: number | undefined): number {
-    if (fromLiveness !== undefined) return fromLiveness;
     let at = this.registeredAt.get(record.instance_id);
     if (at === undefined) {
       at = this.deps.clock.now() - Math.max(0, this.deps.clock.wallNow() - record.registered_at);
       this.registeredAt.set(record.instance_id, at);
     }
-    return at;
+    return fromLiveness === undefined ? at : Math.min(at, fromLiveness);
   }
 
   private stateOf(instanceId: string): InstanceState {
