@@ -142,6 +142,11 @@ export class CapabilityIndex {
     };
   }
 
+  /** Runs a discovery and returns its view (seed 3.2 step 6: per capability and stats). */
+  async discoveryView(): Promise<DiscoveryView> {
+    return (await this.discover()).view;
+  }
+
   /** The most recent discovery view, or null before the first. */
   lastView(): DiscoveryView | null {
     return this.last;
