@@ -16,7 +16,11 @@ export interface RunningRegistry extends Registry {
 
 /** Builds a registry and serves it on `listen` (default: `control_plane.listen`; port 0 picks a free one). */
 export async function startRegistry(
-  options: RegistryOptions & { listen?: { host: string; port: number } },
+  options: RegistryOptions & {
+    listen?: { host: string; port: number };
+    /** Runs after the registry is built and before HTTP listens (e.g. the DNS responder), so /readyz never precedes it. */
+    beforeListen?: (registry: Registry) => Promise<void>;
+  },
 ): Promise<RunningRegistry> {
   const registry = await createRegistry(options);
   const { host, port } = options.listen ?? options.config.listen;
@@ -32,6 +36,7 @@ export async function startRegistry(
   });
   server.keepAliveTimeout = 65_000;
   try {
+    await options.beforeListen?.(registry);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
