@@ -11,14 +11,17 @@ export class TraceWriter implements RunLog {
   private failure: unknown = null;
   private readonly capabilities = new Map<string, string>();
 
+  /** @param now wall-clock milliseconds for event times. @default Date.now */
   constructor(
     private readonly store: Pick<TraceStore, 'appendEvent' | 'upsertNode' | 'savePlan'>,
     readonly traceId: string,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  /** Queues an event. */
+  /** Queues an event, stamped with the time it happened rather than the time it is written. */
   event(event: TraceEventInput): Promise<void> {
-    return this.enqueue(() => this.store.appendEvent(this.traceId, event));
+    const at = new Date(this.now());
+    return this.enqueue(() => this.store.appendEvent(this.traceId, event, { at }));
   }
 
   /** Queues a node change; the first one for a node must carry its capability. */

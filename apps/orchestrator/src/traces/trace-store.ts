@@ -98,9 +98,14 @@ export class TraceStore {
   }
 
   /** Appends an event with the trace's next seq and notifies subscribers in the same transaction. */
-  async appendEvent(traceId: string, event: TraceEventInput): Promise<Result<TraceEvent>> {
+  async appendEvent(
+    traceId: string,
+    event: TraceEventInput,
+    options: { at?: Date } = {},
+  ): Promise<Result<TraceEvent>> {
     const v = parse(TraceEventInput, event, 'event');
-    const at = new Date(this.#clock.now());
+    // A queued writer passes when the event happened, so `at` is not the time of the write.
+    const at = options.at ?? new Date(this.#clock.now());
     return this.#db.transaction(async (tx) => {
       // The row lock on the trace serialises appends, so seqs are unique and consecutive.
       const [bumped] = await tx
