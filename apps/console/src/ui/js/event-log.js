@@ -3,24 +3,26 @@ import { h } from './dom.js';
 import { summarizeEvent } from './event-summary.js';
 import { formatClock } from './format.js';
 
-/** One log row; `detail` adds the event's full JSON in a disclosure. */
+/** One log row; `detail` makes the row a disclosure that opens the event's full JSON. */
 export function eventRow(event, detail = false) {
   const kind = event.type.includes('failed') || event.type === 'capability_unavailable' ? ' event-bad' : '';
-  return h(
-    'li',
-    { class: `event${kind}`, 'data-type': event.type },
+  const cells = [
     h('span', { class: 'event-seq' }, `#${event.seq}`),
     h('span', { class: 'event-time' }, formatClock(event.at)),
     h('span', { class: 'event-type' }, event.type),
     h('span', { class: 'event-summary' }, summarizeEvent(event)),
-    detail
-      ? h(
-          'details',
-          { class: 'event-data' },
-          h('summary', {}, 'data'),
-          h('pre', {}, JSON.stringify(event.data, null, 2)),
-        )
-      : null,
+  ];
+  const attrs = { class: `event${kind}`, 'data-type': event.type };
+  if (!detail) return h('li', attrs, h('div', { class: 'event-line' }, cells));
+  return h(
+    'li',
+    attrs,
+    h(
+      'details',
+      {},
+      h('summary', { class: 'event-line' }, cells),
+      h('pre', { class: 'event-data' }, JSON.stringify(event.data, null, 2)),
+    ),
   );
 }
 
@@ -28,7 +30,7 @@ export function eventRow(event, detail = false) {
 export function eventLog(events = [], detail = false) {
   return h(
     'ol',
-    { class: 'event-log' },
+    { class: detail ? 'event-log event-log-full' : 'event-log' },
     events.map((e) => eventRow(e, detail)),
   );
 }

@@ -20,9 +20,9 @@ const SUMMARIES = {
   agents_bound: (d) =>
     (d.bindings ?? []).map((b) => `${b.node_id}→${b.agent ?? 'none'}`).join(', ') || '(no nodes)',
   capability_unavailable: (d) => `${d.node_id}: no agent for ${d.capability} (${d.reason})`,
-  layer_started: (d) => `layer ${d.layer}: ${list(d.nodes)} (${d.mode})`,
+  layer_started: (d) => `layer ${d.layer + 1}: ${list(d.nodes)} (${d.mode})`,
   layer_finished: (d) =>
-    `layer ${d.layer}: ${Object.entries(d.statuses ?? {})
+    `layer ${d.layer + 1}: ${Object.entries(d.statuses ?? {})
       .map(([id, s]) => `${id} ${s}`)
       .join(', ')}`,
   node_started: (d) => `${d.node_id} (${d.capability})`,

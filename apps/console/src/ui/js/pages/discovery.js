@@ -79,7 +79,7 @@ export function mount(root) {
       'section',
       { class: 'card' },
       h('h2', {}, 'Discovery'),
-      h('button', { type: 'button', onclick: load }, 'Discover again'),
+      h('div', { class: 'actions' }, h('button', { type: 'button', onclick: load }, 'Discover again')),
       body,
     ),
   );

@@ -24,28 +24,30 @@ const INSTANCE_COLUMNS = [
 ];
 
 function view(stats) {
+  // With no calls reported yet a rate means nothing.
+  const rate = (share) => (stats.calls.total > 0 ? formatPct(share) : '–');
   const retries = Object.entries(stats.calls.retries);
   return [
     h(
       'div',
       { class: 'tiles' },
-      tile('route hit rate', formatPct(stats.calls.hit_rate), 'calls the first candidate served'),
-      tile('fallback rate', formatPct(stats.calls.fallback_rate), 'calls that needed a fallback'),
+      tile('route hit rate', rate(stats.calls.hit_rate), 'calls the first candidate served'),
+      tile('fallback rate', rate(stats.calls.fallback_rate), 'calls that needed a fallback'),
       tile('calls', String(stats.calls.total), `${stats.calls.failed} failed`),
       tile(
         'route queries',
         String(stats.routes.total),
-        `cache hit rate ${formatPct(stats.routes.cache_hit_rate)}`,
+        `cache hit rate ${stats.routes.total > 0 ? formatPct(stats.routes.cache_hit_rate) : '–'}`,
       ),
     ),
     h('h3', {}, 'Retries per call'),
     table(
-      [
-        { header: 'Retries', cell: ([k]) => k },
-        { header: 'Calls', cell: ([, v]) => String(v), class: 'num' },
-      ],
-      retries,
-      'No calls reported yet.',
+      retries.map(([k]) => ({
+        header: k === '1' ? '1 retry' : `${k} retries`,
+        cell: () => String(stats.calls.retries[k]),
+        class: 'num',
+      })),
+      [stats],
     ),
     h('h3', {}, 'Instances'),
     table(INSTANCE_COLUMNS, stats.instances, 'No instance has outcomes yet.'),

@@ -81,7 +81,12 @@ function follow(host, traceId, ctx) {
         state.available ? ['available', state.available.join(', ') || '(none)'] : null,
         state.degraded ? ['plan', 'fallback plan (the planner failed)'] : null,
       ]),
-      jaegerLink(ctx.settings, traceId),
+      h(
+        'div',
+        { class: 'actions' },
+        routeLink('Open trace', 'traces', traceId),
+        jaegerLink(ctx.settings, traceId),
+      ),
     );
     replace(dag, renderDag(state));
   };

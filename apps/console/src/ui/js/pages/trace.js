@@ -28,7 +28,11 @@ function nodeDetail(node) {
       node.error ? ['error', node.error] : null,
     ]),
     h('h4', {}, 'Input context'),
-    h('pre', { class: 'node-context' }, node.context ?? '(none recorded)'),
+    h(
+      'pre',
+      { class: 'node-context' },
+      node.context === null ? '(none recorded)' : node.context || '(empty: no upstream output)',
+    ),
     h('h4', {}, 'Output'),
     h('pre', { class: 'node-output' }, node.output ?? '(none)'),
   );

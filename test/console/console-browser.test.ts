@@ -1,0 +1,174 @@
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleStack, STACK_AGENTS } from './console-stack.js';
+
+const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url));
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const FINISHED = ['ok', 'failed', 'unavailable', 'skipped'];
+
+let stack: ConsoleStack;
+let browser: Browser;
+let page: Page;
+/** Script errors and CSP violations the page reported. */
+const problems: string[] = [];
+
+beforeAll(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  // Each agent takes a while, so the test can see nodes running before they finish.
+  stack = await ConsoleStack.start({ agentDelayMs: 700 });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+}, 60_000);
+
+/** The states of every node box on the page. */
+const nodeStates = (p: Page) =>
+  p.$$eval('.dag .node', (els) => els.map((e) => e.getAttribute('data-state') ?? ''));
+
+describe('console in a real browser against the real system', () => {
+  let traceId = '';
+
+  it('starts a run from the Run page and shows its DAG live until every node finished', async () => {
+    await page.goto(`${stack.consoleUrl}/#/run`);
+    await page.fill(
+      'textarea[name=task]',
+      '设计一个家庭局域网安全智能体发现系统，分析风险、查找证据并给出实现和验收方案',
+    );
+    await page.click('button[type=submit]');
+    await page.waitForURL(/#\/run\/[0-9a-f]{32}$/, { timeout: 30_000 });
+    traceId = page.url().split('/').at(-1)!;
+
+    // A node box in state running proves the DAG updates while the run goes on (SSE, not the end state).
+    await page.waitForSelector('.dag .node[data-state=running]', { timeout: 60_000 });
+    await expect
+      .poll(
+        async () => {
+          const states = await nodeStates(page);
+          return states.length > 0 && states.every((s) => FINISHED.includes(s));
+        },
+        { timeout: 120_000, interval: 250 },
+      )
+      .toBe(true);
+    const states = await nodeStates(page);
+    expect(states.length).toBeGreaterThanOrEqual(3);
+    expect(states.every((s) => s === 'ok')).toBe(true);
+
+    // Each box names its capability and the agent that served it, with attempts and a duration.
+    const boxes = await page.$$eval('.dag .node', (els) =>
+      els.map((e) => ({
+        capability: e.querySelector('.node-capability')?.textContent ?? '',
+        agent: e.querySelector('.node-agent')?.textContent ?? '',
+        attempts: e.querySelector('.node-attempts')?.textContent ?? '',
+        duration: e.querySelector('.node-duration')?.textContent ?? '',
+      })),
+    );
+    for (const box of boxes) {
+      expect(box.agent).toMatch(/-agent$/);
+      expect(box.attempts).toBe('1');
+      expect(box.duration).toMatch(/^\d+(\.\d)?(ms|s)$/);
+    }
+    expect(boxes.map((b) => b.capability)).toContain('synthesis');
+
+    // The layers follow the plan: more than one column, synthesis alone in the last one.
+    const layers = await page.$$eval('.dag .layer', (els) =>
+      els.map((e) => e.querySelectorAll('.node').length),
+    );
+    expect(layers.length).toBeGreaterThanOrEqual(3);
+    expect(layers.at(-1)).toBe(1);
+
+    // The deliverable arrives when the run ends; the event log runs from start to finish.
+    await page.waitForSelector('.deliverable-text', { timeout: 30_000 });
+    expect((await page.textContent('.deliverable-text'))!.length).toBeGreaterThan(100);
+    const types = await page.$$eval('.event-log .event', (els) =>
+      els.map((e) => e.getAttribute('data-type')),
+    );
+    expect(types[0]).toBe('trace_started');
+    expect(types.at(-1)).toBe('trace_finished');
+    expect(types).toContain('plan_ready');
+    expect(await page.textContent('.run-head .badge')).toBe('ok');
+    await page.screenshot({ path: `${ARTIFACTS}console-run-dag.png`, fullPage: true });
+  }, 240_000);
+
+  it('opens the trace: id, Jaeger link, plan, nodes with context and output, every event', async () => {
+    await page.click('.run-head a[href^="#/traces/"]');
+    await page.waitForSelector('.trace-id', { timeout: 30_000 });
+    expect(await page.textContent('.trace-id')).toBe(traceId);
+    expect(await page.getAttribute('a.jaeger-link', 'href')).toBe(`${stack.jaegerUrl}/trace/${traceId}`);
+
+    const nodes = await page.$$('details.node-detail');
+    expect(nodes.length).toBeGreaterThanOrEqual(3);
+    // Open the synthesis node: its input context carries the upstream outputs.
+    const last = nodes.at(-1)!;
+    await last.evaluate((el) => el.setAttribute('open', ''));
+    expect((await last.$eval('.node-context', (e) => e.textContent ?? '')).length).toBeGreaterThan(50);
+    expect((await last.$eval('.node-output', (e) => e.textContent ?? '')).length).toBeGreaterThan(50);
+
+    const events = await page.$$eval('.event-log .event', (els) => els.length);
+    const api = (await (await fetch(`${stack.orchestratorUrl}/api/traces/${traceId}`)).json()) as {
+      events: unknown[];
+    };
+    expect(events).toBe(api.events.length);
+    await page.screenshot({ path: `${ARTIFACTS}console-run.png`, fullPage: true });
+  }, 60_000);
+
+  it('shows agents, declaration history, discovery, conflicts and routing metrics from the APIs', async () => {
+    await page.click('#tabs a[href="#/agents"]');
+    await page.waitForSelector('main table tbody tr');
+    const agents = await page.$$eval('main table tbody tr', (rows) => rows.length);
+    expect(agents).toBe(STACK_AGENTS.length);
+    await page.click('main table tbody a[href="#/agents/writer-agent"]');
+    await page.waitForSelector('#declarations details.declaration');
+    expect(await page.textContent('#declarations h2')).toContain('writer-agent');
+
+    await page.click('#tabs a[href="#/discovery"]');
+    await page.waitForSelector('main table tbody tr', { timeout: 30_000 });
+    const discovery = await page.textContent('main table');
+    expect(discovery).toContain('synthesis');
+    expect(discovery).toContain('writer-agent');
+
+    await page.click('#tabs a[href="#/conflicts"]');
+    await page.waitForSelector('main .card .empty:not(:has-text("Loading"))');
+    expect(await page.textContent('main .card')).toContain('No conflicts');
+
+    await page.click('#tabs a[href="#/metrics"]');
+    await page.waitForSelector('.tiles .tile');
+    expect(await page.textContent('.tiles')).toContain('route hit rate');
+    await page.screenshot({ path: `${ARTIFACTS}console-metrics.png`, fullPage: true });
+  }, 60_000);
+
+  it('lists the trace under Traces with a status filter, and deletes it', async () => {
+    await page.click('#tabs a[href="#/traces"]');
+    await page.waitForSelector(`main table a[href="#/traces/${traceId}"]`);
+    await page.selectOption('select[name=status]', 'failed');
+    await page.waitForSelector('main .trace-list .empty');
+    await page.selectOption('select[name=status]', 'ok');
+    await page.waitForSelector(`main table a[href="#/traces/${traceId}"]`);
+
+    await page.click(`main table a[href="#/traces/${traceId}"]`);
+    await page.waitForSelector('button.danger');
+    page.once('dialog', (d) => void d.accept());
+    await page.click('button.danger');
+    await page.waitForURL(/#\/traces$/);
+    expect((await fetch(`${stack.orchestratorUrl}/api/traces/${traceId}`)).status).toBe(404);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
