@@ -5,9 +5,12 @@ import { type ReadyChild, spawnReady } from './lib/ready-child.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
 import { type Figure, printFigures } from './lib/report.js';
 import { routeLua } from './lib/route-lua.js';
+import { quantile } from './lib/stats.js';
 import { type WrkResult, wrk } from './lib/wrk.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** wrk rounds; each round measures every kind once, and each figure is the median over the rounds. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_REACH_CALLS ?? 1000);
 const INSTANCES = 1000;
 const CAPABILITIES = 50;
@@ -36,18 +39,38 @@ function clean(what: string, r: WrkResult): WrkResult {
   return r;
 }
 
-async function withRegistry<T>(ttl: string | undefined, fn: (r: RegistryProcess) => Promise<T>): Promise<T> {
-  const registry = await startRegistryProcess(
-    { type: 'embedded' },
-    ttl === undefined ? {} : { route_cache_ttl: ttl },
+const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
   );
-  try {
-    await registerMany(registry.url, INSTANCES);
-    return await fn(registry);
-  } finally {
-    await registry.stop();
+
+/** The wrk runs of one round, in order; the order rotates from round to round. */
+type Kind = 'hello' | 'cached' | 'distinct' | 'off';
+
+async function routeRounds(hello: string, withCache: RegistryProcess, cacheOff: RegistryProcess) {
+  const runs: Record<Kind, () => Promise<WrkResult>> = {
+    hello: () => wrk(hello, { seconds: SECONDS }),
+    cached: () => wrk(withCache.url, { seconds: SECONDS, lua: routeLua(CAPABILITIES, 'repeated') }),
+    distinct: () => wrk(withCache.url, { seconds: SECONDS, lua: routeLua(CAPABILITIES, 'distinct') }),
+    off: () => wrk(cacheOff.url, { seconds: SECONDS, lua: routeLua(CAPABILITIES, 'repeated') }),
+  };
+  const kinds = Object.keys(runs) as Kind[];
+  const rps: Record<Kind, number[]> = { hello: [], cached: [], distinct: [], off: [] };
+  const p99: Record<Kind, number[]> = { hello: [], cached: [], distinct: [], off: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < kinds.length; i++) {
+      const kind = kinds[(round + i) % kinds.length]!;
+      const r = clean(kind, await runs[kind]());
+      rps[kind].push(r.requestsPerSec);
+      p99[kind].push(r.p99Ms);
+    }
   }
+  const pick = (kind: Kind) => ({ rps: median(rps[kind]), p99: median(p99[kind]), all: rps[kind] });
+  return { hello: pick('hello'), cached: pick('cached'), distinct: pick('distinct'), off: pick('off') };
 }
+
+const spread = (all: number[]) => all.map((v) => Math.round(v).toLocaleString('en-US')).join(' / ');
 
 /**
  * Issue 4's benchmark: route queries/s with 1,000 instances over 50 capabilities (cache hits, distinct
@@ -55,96 +78,91 @@ async function withRegistry<T>(ttl: string | undefined, fn: (r: RegistryProcess)
  */
 export async function benchRouting(): Promise<Figure[]> {
   const hello = await startHelloWorld();
-  const helloRps = (await wrk(hello.url, { seconds: SECONDS })).requestsPerSec;
-  await hello.close();
-  const ref = { name: 'node:http hello-world', value: helloRps };
+  const withCache = await startRegistryProcess({ type: 'embedded' });
+  const cacheOff = await startRegistryProcess({ type: 'embedded' }, { route_cache_ttl: '0s' });
+  let agent: ReadyChild<{ url: string }> | undefined;
   const figures: Figure[] = [];
-
-  await withRegistry(undefined, async (registry) => {
-    await expectRoute(registry.url, true);
-    const cached = clean(
-      'cached',
-      await wrk(registry.url, { seconds: SECONDS, lua: routeLua(CAPABILITIES, 'repeated') }),
-    );
-    const distinct = clean(
-      'distinct',
-      await wrk(registry.url, { seconds: SECONDS, lua: routeLua(CAPABILITIES, 'distinct') }),
-    );
+  try {
+    await Promise.all([registerMany(withCache.url, INSTANCES), registerMany(cacheOff.url, INSTANCES)]);
+    await expectRoute(withCache.url, true);
+    await expectRoute(cacheOff.url, false);
+    const r = await routeRounds(hello.url, withCache, cacheOff);
+    const ref = { name: 'node:http hello-world', value: r.hello.rps };
+    const each = `median of ${ROUNDS} runs`;
     figures.push(
       {
-        name: 'route/s, cached (50 queries repeated)',
-        value: cached.requestsPerSec,
+        name: `route/s, cached (50 queries repeated), ${each}: ${spread(r.cached.all)}`,
+        value: r.cached.rps,
         unit: 'req/s',
         reference: ref,
         target: { op: '>=', value: 10_000 },
       },
-      { name: 'route p99, cached', value: cached.p99Ms, unit: 'ms' },
       {
-        name: 'route/s, uncached (every query distinct, cache on)',
-        value: distinct.requestsPerSec,
+        name: `route/s, uncached (every query distinct, cache on): ${spread(r.distinct.all)}`,
+        value: r.distinct.rps,
         unit: 'req/s',
         reference: ref,
       },
+      {
+        name: `route/s, uncached (route_cache_ttl: 0s): ${spread(r.off.all)}`,
+        value: r.off.rps,
+        unit: 'req/s',
+        reference: ref,
+      },
+      {
+        name: 'route p99 (wrk, 32 connections), cached',
+        value: r.cached.p99,
+        unit: 'ms',
+        reference: { name: 'hello-world p99', value: r.hello.p99 },
+      },
+      {
+        name: 'route p99, uncached (route_cache_ttl: 0s)',
+        value: r.off.p99,
+        unit: 'ms',
+        reference: { name: 'hello-world p99', value: r.hello.p99 },
+      },
     );
 
-    let agent: ReadyChild<{ url: string }> | undefined;
-    try {
-      agent = await spawnReady<{ url: string }>('bench/lib/instant-agent.ts', {
-        REACH_CONTROL_PLANE_URL: registry.url,
-      });
-      const o = await measureReachOverhead(registry.url, agent.ready.url, CALLS);
-      const base = { name: 'fetch POST /v1/invoke, p50', value: o.fetch.p50 };
-      figures.push(
-        {
-          name: `reach() − fetch p50, routed by the registry: p50 (n=${o.fetch.n})`,
-          value: o.reachViaRegistry.p50 - o.fetch.p50,
-          unit: 'ms',
-          reference: base,
-          target: { op: '<=', value: 1 },
-        },
-        {
-          name: 'reach() − fetch p50, routed by the registry: p99',
-          value: o.reachViaRegistry.p99 - o.fetch.p50,
-          unit: 'ms',
-          reference: { name: 'fetch p99', value: o.fetch.p99 },
-        },
-        {
-          name: 'reach() − fetch p50, route answer in memory: p50',
-          value: o.reachRouteInMemory.p50 - o.fetch.p50,
-          unit: 'ms',
-          reference: base,
-          target: { op: '<=', value: 1 },
-        },
-        {
-          name: 'reach() − fetch p50, route answer in memory: p99',
-          value: o.reachRouteInMemory.p99 - o.fetch.p50,
-          unit: 'ms',
-          reference: { name: 'fetch p99', value: o.fetch.p99 },
-        },
-        { name: 'POST /v1/route alone (fetch), p50', value: o.route.p50, unit: 'ms', reference: base },
-      );
-    } finally {
-      await agent?.stop();
-    }
-  });
-
-  await withRegistry('0s', async (registry) => {
-    await expectRoute(registry.url, false);
-    const off = clean(
-      'cache off',
-      await wrk(registry.url, { seconds: SECONDS, lua: routeLua(CAPABILITIES, 'repeated') }),
-    );
+    agent = await spawnReady<{ url: string }>('bench/lib/instant-agent.ts', {
+      REACH_CONTROL_PLANE_URL: withCache.url,
+    });
+    const o = await measureReachOverhead(withCache.url, agent.ready.url, CALLS);
+    const base = { name: 'fetch POST /v1/invoke, p50', value: o.fetch.p50 };
+    const baseP99 = { name: 'fetch p99', value: o.fetch.p99 };
     figures.push(
       {
-        name: 'route/s, uncached (route_cache_ttl: 0s)',
-        value: off.requestsPerSec,
-        unit: 'req/s',
-        reference: ref,
+        name: `reach() − fetch p50, routed by the registry: p50 (n=${o.fetch.n})`,
+        value: o.reachViaRegistry.p50 - o.fetch.p50,
+        unit: 'ms',
+        reference: base,
+        target: { op: '<=', value: 1 },
       },
-      { name: 'route p99, uncached (route_cache_ttl: 0s)', value: off.p99Ms, unit: 'ms' },
+      {
+        name: 'reach() − fetch p50, routed by the registry: p99',
+        value: o.reachViaRegistry.p99 - o.fetch.p50,
+        unit: 'ms',
+        reference: baseP99,
+      },
+      {
+        name: 'reach() − fetch p50, route answer in memory: p50',
+        value: o.reachRouteInMemory.p50 - o.fetch.p50,
+        unit: 'ms',
+        reference: base,
+        target: { op: '<=', value: 1 },
+      },
+      {
+        name: 'reach() − fetch p50, route answer in memory: p99',
+        value: o.reachRouteInMemory.p99 - o.fetch.p50,
+        unit: 'ms',
+        reference: baseP99,
+      },
+      { name: 'POST /v1/route alone (fetch), p50', value: o.route.p50, unit: 'ms', reference: base },
     );
-  });
-
+  } finally {
+    await agent?.stop();
+    await Promise.all([withCache.stop(), cacheOff.stop()]);
+    await hello.close();
+  }
   printFigures(
     `Routing (issue 4): ${INSTANCES} instances over ${CAPABILITIES} capabilities, wrk ${SECONDS} s per run`,
     figures,
