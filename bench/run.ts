@@ -1,8 +1,14 @@
+import { benchDns } from './dns.bench.js';
+import { benchOrchestrator } from './orchestrator.bench.js';
 import { benchRegistry } from './registry.bench.js';
+import { benchRouting } from './routing.bench.js';
 
 /** `pnpm bench [suite…]`: runs the named suites (default: all) and prints Markdown tables. */
 const SUITES: Record<string, () => Promise<unknown>> = {
   registry: benchRegistry,
+  dns: benchDns,
+  routing: benchRouting,
+  orchestrator: benchOrchestrator,
 };
 
 const wanted = process.argv.slice(2);
