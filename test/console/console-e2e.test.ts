@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { cli } from '@agent-reach/console/cli';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleStack, STACK_AGENTS } from './console-stack.js';
@@ -171,4 +172,70 @@ describe('console in a real browser against the real system', () => {
     expect((await fetch(`${stack.orchestratorUrl}/api/traces/${traceId}`)).status).toBe(404);
     expect(problems).toEqual([]);
   }, 60_000);
+});
+
+/** Runs the `reach` CLI in-process against the stack; `via` picks where `/api/*` goes. */
+async function reach(argv: string[], via: 'orchestrator' | 'console' = 'orchestrator') {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await cli(
+    argv,
+    {
+      REACH_REGISTRY_URL: via === 'console' ? `${stack.consoleUrl}/registry` : stack.registryUrl,
+      REACH_ORCHESTRATOR_URL: via === 'console' ? stack.consoleUrl : stack.orchestratorUrl,
+    },
+    { out: (t) => out.push(t), err: (t) => err.push(t) },
+  );
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('reach CLI against the real system', () => {
+  it('lists agents, routes, declarations, conflicts and the zone from the registry', async () => {
+    const agents = await reach(['agents']);
+    expect(agents.code).toBe(0);
+    for (const name of ['planner-agent', 'writer-agent', 'verifier-agent'])
+      expect(agents.out).toContain(name);
+    const route = await reach(['route', 'writing', '--max-latency', '60s']);
+    expect(route.out).toMatch(/^1\s+writer-agent-[0-9a-f]+\s+writer-agent\s+healthy/m);
+    expect((await reach(['declarations', 'writer-agent'])).out).toMatch(/^version 1 /);
+    expect((await reach(['conflicts'])).out).toBe('no conflicts');
+    expect((await reach(['zone'])).out).toMatch(/_writing\._agents\.agents\.internal\.\s+\d+\s+IN\s+SVCB/);
+    expect((await reach(['stats', '--json'])).out).toContain('"fallback_rate"');
+    // Through the console's /registry proxy the answers are the same.
+    expect((await reach(['agents', '--json'], 'console')).out).toContain('"writer-agent"');
+  });
+
+  it('starts a run through the console and follows it to the end, then resumes after a seq', async () => {
+    const started = await reach(['start', 'write a short launch plan with risks', '--watch'], 'console');
+    expect(started.err).toBe('');
+    expect(started.code).toBe(0);
+    const lines = started.out.split('\n');
+    const traceId = lines[0]!;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(lines[1]).toMatch(/^#1\s+\S+\s+trace_started\s+write a short launch plan/);
+    expect(lines.some((l) => /node_succeeded\s+n\d+ by \S+-agent/.test(l))).toBe(true);
+    expect(lines.at(-1)).toBe('done: ok');
+
+    const resumed = await reach(['watch', traceId, '--after', '5', '--json'], 'console');
+    const events = resumed.out.split('\n').map((l) => JSON.parse(l) as { seq?: number; status?: string });
+    expect(events[0]!.seq).toBe(6);
+    expect(events.at(-1)).toEqual({ done: true, status: 'ok' });
+
+    const trace = await reach(['trace', traceId, '--brief']);
+    expect(trace.out).toMatch(/^trace:\s+[0-9a-f]{32}$/m);
+    expect(trace.out).toContain('synthesis');
+    expect((await reach(['traces', '--status', 'ok'])).out).toContain(traceId);
+  }, 120_000);
+
+  it('runs a task synchronously and reports errors as code: message', async () => {
+    const run = await reach(['run', 'summarise the risks of a home network', '--json']);
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.out) as { status: string; summary: string };
+    expect(summary.status).toBe('ok');
+    expect(summary.summary.length).toBeGreaterThan(50);
+    const missing = await reach(['trace', `${'0'.repeat(31)}1`]);
+    expect(missing).toMatchObject({ code: 1, err: `NOT_FOUND: no trace ${'0'.repeat(31)}1` });
+    const discovery = await reach(['discovery']);
+    expect(discovery.out).toMatch(/^writing\s+svcb\s+yes/m);
+  }, 120_000);
 });
