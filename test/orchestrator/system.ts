@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,15 +23,23 @@ export async function startSystem(options: {
   orchestrator?: Omit<OrchestratorProcessOptions, 'dnsPort'>;
 }): Promise<System> {
   const dir = await mkdtemp(join(tmpdir(), 'reach-system-'));
+  // A token of its own: agents of another run that find this registry on a reused port cannot join it.
+  const token = randomBytes(16).toString('hex');
   const registry = await RegistryProcess.start({
-    config: { storage: { type: 'embedded', path: join(dir, 'registry') } },
+    config: {
+      storage: { type: 'embedded', path: join(dir, 'registry') },
+      control_plane: { tokens: [{ name: 'system', token, capabilities: ['*'] }] },
+    },
   });
   const cleanup: Array<() => Promise<unknown>> = [
     () => registry.dispose(),
     () => rm(dir, { recursive: true, force: true }),
   ];
   try {
-    const agents = await startCatalogAgents(registry.url, options.agents, options.agentEnv);
+    const agents = await startCatalogAgents(registry.url, options.agents, {
+      ...options.agentEnv,
+      REACH_REGISTRY_TOKEN: token,
+    });
     cleanup.unshift(() => Promise.all(agents.map((a) => a.process.term().catch(() => undefined))));
     const orchestrator = await OrchestratorProcess.start({
       ...options.orchestrator,

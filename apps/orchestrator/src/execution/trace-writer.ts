@@ -45,6 +45,9 @@ export class TraceWriter implements RunLog {
   private enqueue(write: () => Promise<{ ok: boolean; error?: unknown }>): Promise<void> {
     this.tail = this.tail.then(async () => {
       if (this.failure !== null) return;
+      // An in-process store (PGlite) resolves in microtasks only; yielding lets socket events
+      // (an agent's connect) be handled between writes instead of after the whole queue.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       try {
         const result = await write();
         if (!result.ok) this.failure = result.error;
