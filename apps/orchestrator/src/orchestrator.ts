@@ -1,13 +1,19 @@
-import { isReachError, ReachError } from '@agent-reach/sdk/protocol';
-import type { Context, Tracer } from '@opentelemetry/api';
+import { ReachError } from '@agent-reach/sdk/protocol';
+import type { Tracer } from '@opentelemetry/api';
 import type { OrchestratorMetrics } from './api/metrics.js';
-import { assembleDeliverable, type NodeOutcome, runStatus } from './deliverables/index.js';
 import type { CapabilityIndex, DiscoveryView } from './discovery/index.js';
-import { bindPlan, type CallAttempt, executePlan, TraceWriter } from './execution/index.js';
+import {
+  type CallAttempt,
+  type PipelineDeps,
+  type RunRequest,
+  type RunSummary,
+  runPipeline,
+} from './execution/index.js';
 import type { PlanOptions, PlanResult } from './planner/index.js';
 import { ensureTraceContext, markSpanFailed, withSpan } from './telemetry/index.js';
-import type { RunOutcome, TraceStatus } from './traces/status.js';
 import type { TraceStore } from './traces/trace-store.js';
+
+export type { RunRequest, RunSummary } from './execution/index.js';
 
 /** What the orchestrator is composed of; every client is injected. */
 export interface OrchestratorDeps {
@@ -30,26 +36,6 @@ export interface OrchestratorDeps {
   now?: () => number;
 }
 
-/** A run request: the task in plain words and optionally the provider to ask first. */
-export interface RunRequest {
-  task: string;
-  provider?: string;
-}
-
-/** The statuses a run can end in. */
-type FinalStatus = RunOutcome | 'aborted';
-
-/** How a run ended. */
-export interface RunSummary {
-  trace_id: string;
-  status: TraceStatus;
-  summary: string;
-  duration_ms: number;
-  plan_degraded: boolean;
-  nodes: Array<Pick<NodeOutcome, 'node_id' | 'capability' | 'status'>>;
-  error?: string;
-}
-
 /** A run that has started: its trace id now, its summary when it ends (never rejects). */
 export interface StartedRun {
   traceId: string;
@@ -62,10 +48,14 @@ export interface StartedRun {
  */
 export class Orchestrator {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<RunSummary> }>();
-  private readonly now: () => number;
+  private readonly pipeline: PipelineDeps;
 
   constructor(private readonly deps: OrchestratorDeps) {
-    this.now = deps.now ?? (() => performance.now());
+    this.pipeline = {
+      ...deps,
+      executionTimeoutMs: deps.executionTimeoutMs ?? 30_000,
+      now: deps.now ?? (() => performance.now()),
+    };
   }
 
   /** Runs discovery alone (`GET /api/discovery`). */
@@ -116,7 +106,7 @@ export class Orchestrator {
         this.deps.metrics?.runsStarted.inc();
         this.deps.metrics?.runsActive.inc();
         announce(traceId);
-        const summary = await this.execute(traceId, request, runCtx, abort.signal);
+        const summary = await runPipeline(this.pipeline, traceId, request, runCtx, abort.signal);
         span.setAttribute('reach.status', summary.status);
         if (summary.status === 'failed') markSpanFailed(span, summary.error ?? 'the run failed');
         return summary;
@@ -161,158 +151,5 @@ export class Orchestrator {
   ): Promise<void> {
     const r = await this.deps.store.appendEvent(traceId, event);
     if (!r.ok) throw r.error;
-  }
-
-  private async execute(
-    traceId: string,
-    request: RunRequest,
-    runCtx: Context,
-    signal: AbortSignal,
-  ): Promise<RunSummary> {
-    const { store, tracer, metrics } = this.deps;
-    const t0 = this.now();
-    let planDegraded = false;
-    let outcomes: NodeOutcome[] = [];
-    const log = new TraceWriter(store, traceId);
-    try {
-      const discovery = await withSpan(tracer, 'reach.discovery', { parent: runCtx }, () =>
-        this.deps.index.discover(),
-      );
-      metrics?.discoverySeconds.observe(discovery.view.duration_ms / 1000);
-      const available = Object.values(discovery.view.capabilities)
-        .filter((c) => c.available)
-        .map((c) => c.capability);
-      await log.event({
-        type: 'discovery_finished',
-        data: { ms: discovery.view.duration_ms, available, view: discovery.view },
-      });
-
-      const planned = await withSpan(tracer, 'reach.plan', { parent: runCtx }, async (span) => {
-        const result = await this.deps.planner.plan(request.task, { available, provider: request.provider });
-        span.setAttributes({
-          'reach.plan.provider': result.provider ?? 'none',
-          'reach.plan.degraded': result.degraded,
-        });
-        return result;
-      });
-      planDegraded = planned.degraded;
-      await log.plan({ ...planned, plan: planned.plan });
-      const layerOf = new Map(planned.levels.flatMap((ids, layer) => ids.map((id) => [id, layer] as const)));
-      for (const n of planned.plan.nodes) {
-        await log.node(n.id, {
-          capability: n.capability,
-          depends_on: n.depends_on,
-          layer: layerOf.get(n.id) ?? null,
-          parallel_group: n.parallel_group,
-          purpose: n.purpose,
-          status: 'pending',
-        });
-      }
-      await log.event({
-        type: 'plan_ready',
-        data: {
-          plan: planned.plan,
-          levels: planned.levels,
-          warnings: planned.warnings,
-          degraded: planned.degraded,
-          provider: planned.provider,
-          attempts: planned.attempts,
-        },
-      });
-
-      const bindings = await bindPlan(planned.plan, this.deps.index, discovery, log);
-      outcomes = await executePlan(
-        planned.plan,
-        planned.levels,
-        bindings,
-        {
-          traceId,
-          task: request.task,
-          log,
-          call: this.deps.call,
-          tracer,
-          executionTimeoutMs: this.deps.executionTimeoutMs ?? 30_000,
-          now: this.now,
-          signal,
-          ...(this.deps.budget === undefined ? {} : { budget: this.deps.budget }),
-          onAttempt: (o) => metrics?.attempts.inc({ outcome: o.ok ? 'ok' : o.failure }),
-        },
-        runCtx,
-      );
-      // Every queued write lands before the trace is marked finished.
-      await log.flush();
-      const summary = assembleDeliverable(outcomes, planned.plan.final_node);
-      const outcome = runStatus(outcomes, planned.plan.final_node);
-      // A fallback plan means the planner failed: the run is degraded even when every node worked.
-      const status: FinalStatus = signal.aborted
-        ? 'aborted'
-        : outcome === 'ok' && planned.degraded
-          ? 'degraded'
-          : outcome;
-      return await this.finish(traceId, status, summary, t0, planDegraded, outcomes, discovery.view.stats);
-    } catch (error) {
-      await log.flush().catch(() => {});
-      this.deps.onError?.(error, traceId);
-      const message = isReachError(error)
-        ? `${error.code}: ${error.message}`
-        : String((error as Error)?.message ?? error);
-      return this.finish(
-        traceId,
-        signal.aborted ? 'aborted' : 'failed',
-        '',
-        t0,
-        planDegraded,
-        outcomes,
-        null,
-        message,
-      );
-    }
-  }
-
-  private async finish(
-    traceId: string,
-    status: FinalStatus,
-    summary: string,
-    t0: number,
-    planDegraded: boolean,
-    outcomes: NodeOutcome[],
-    discoveryStats: unknown,
-    error?: string,
-  ): Promise<RunSummary> {
-    const duration_ms = Math.round(this.now() - t0);
-    const final = status;
-    const counts: Record<string, number> = {};
-    for (const o of outcomes) counts[o.status] = (counts[o.status] ?? 0) + 1;
-    const stats = { duration_ms, nodes: counts, discovery: discoveryStats, plan_degraded: planDegraded };
-    // The row first, then the event: a client that sees trace_finished reads a finished trace.
-    const finished = await this.deps.store
-      .finishTrace(traceId, { status: final, summary, stats, error: error ?? null })
-      .catch((e) => ({ ok: false as const, error: e }));
-    // CONFLICT means the reaper ended it first and already recorded trace_finished.
-    if (finished.ok) {
-      await this.deps.store
-        .appendEvent(traceId, {
-          type: 'trace_finished',
-          data: {
-            status: final,
-            duration_ms,
-            summary_chars: [...summary].length,
-            ...(error ? { error } : {}),
-          },
-        })
-        .catch(() => {});
-    }
-    this.deps.metrics?.runsActive.dec();
-    this.deps.metrics?.runsFinished.inc({ status: final });
-    this.deps.metrics?.runSeconds.observe(duration_ms / 1000);
-    return {
-      trace_id: traceId,
-      status: final,
-      summary,
-      duration_ms,
-      plan_degraded: planDegraded,
-      nodes: outcomes.map(({ node_id, capability, status: s }) => ({ node_id, capability, status: s })),
-      ...(error ? { error } : {}),
-    };
   }
 }

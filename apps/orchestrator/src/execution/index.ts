@@ -4,5 +4,6 @@ export { executePlan } from './execute-plan.js';
 export { mayTryNext } from './fallback-rule.js';
 export { type NodeRunDeps, nodeRequestId, outputText, runNode } from './node-runner.js';
 export type { AttemptOutcome, AttemptRequest, CallAttempt, NodePatch, RunLog } from './ports.js';
+export { type PipelineDeps, type RunRequest, type RunSummary, runPipeline } from './run-pipeline.js';
 export { type SdkCallOptions, sdkCallAttempt } from './sdk-call.js';
 export { TraceWriter } from './trace-writer.js';

@@ -1,0 +1,207 @@
+import { isReachError } from '@agent-reach/sdk/protocol';
+import type { Context, Tracer } from '@opentelemetry/api';
+import type { OrchestratorMetrics } from '../api/metrics.js';
+import { assembleDeliverable, type NodeOutcome, runStatus } from '../deliverables/index.js';
+import type { CapabilityIndex } from '../discovery/index.js';
+import type { PlanOptions, PlanResult } from '../planner/index.js';
+import { withSpan } from '../telemetry/index.js';
+import type { RunOutcome, TraceStatus } from '../traces/status.js';
+import type { TraceStore } from '../traces/trace-store.js';
+import { bindPlan } from './bind-plan.js';
+import { executePlan } from './execute-plan.js';
+import type { CallAttempt } from './ports.js';
+import { TraceWriter } from './trace-writer.js';
+
+/** A run request: the task in plain words and optionally the provider to ask first. */
+export interface RunRequest {
+  task: string;
+  provider?: string;
+}
+
+/** The statuses a run can end in. */
+type FinalStatus = RunOutcome | 'aborted';
+
+/** How a run ended. */
+export interface RunSummary {
+  trace_id: string;
+  status: TraceStatus;
+  summary: string;
+  duration_ms: number;
+  plan_degraded: boolean;
+  nodes: Array<Pick<NodeOutcome, 'node_id' | 'capability' | 'status'>>;
+  error?: string;
+}
+
+/** What one run needs. */
+export interface PipelineDeps {
+  store: Pick<TraceStore, 'appendEvent' | 'upsertNode' | 'savePlan' | 'finishTrace'>;
+  index: Pick<CapabilityIndex, 'discover' | 'bind'>;
+  planner: { plan(task: string, options?: PlanOptions): Promise<PlanResult> };
+  call: CallAttempt;
+  tracer: Tracer;
+  executionTimeoutMs: number;
+  now: () => number;
+  metrics?: OrchestratorMetrics;
+  budget?: { deposit(): void; tryWithdraw(): boolean };
+  onError?: (error: unknown, traceId: string) => void;
+}
+
+/**
+ * One run after its trace exists (seed 3.2–3.6): discovery → plan → bind → layers → deliverable and
+ * status; it never throws — an unexpected failure ends the trace as failed (or aborted when stopped).
+ */
+export async function runPipeline(
+  deps: PipelineDeps,
+  traceId: string,
+  request: RunRequest,
+  runCtx: Context,
+  signal: AbortSignal,
+): Promise<RunSummary> {
+  const { store, tracer, metrics } = deps;
+  const t0 = deps.now();
+  let planDegraded = false;
+  let outcomes: NodeOutcome[] = [];
+  const log = new TraceWriter(store, traceId);
+  try {
+    const discovery = await withSpan(tracer, 'reach.discovery', { parent: runCtx }, () =>
+      deps.index.discover(),
+    );
+    metrics?.discoverySeconds.observe(discovery.view.duration_ms / 1000);
+    const available = Object.values(discovery.view.capabilities)
+      .filter((c) => c.available)
+      .map((c) => c.capability);
+    await log.event({
+      type: 'discovery_finished',
+      data: { ms: discovery.view.duration_ms, available, view: discovery.view },
+    });
+
+    const planned = await withSpan(tracer, 'reach.plan', { parent: runCtx }, async (span) => {
+      const result = await deps.planner.plan(request.task, { available, provider: request.provider });
+      span.setAttributes({
+        'reach.plan.provider': result.provider ?? 'none',
+        'reach.plan.degraded': result.degraded,
+      });
+      return result;
+    });
+    planDegraded = planned.degraded;
+    await log.plan({ ...planned, plan: planned.plan });
+    const layerOf = new Map(planned.levels.flatMap((ids, layer) => ids.map((id) => [id, layer] as const)));
+    for (const n of planned.plan.nodes) {
+      await log.node(n.id, {
+        capability: n.capability,
+        depends_on: n.depends_on,
+        layer: layerOf.get(n.id) ?? null,
+        parallel_group: n.parallel_group,
+        purpose: n.purpose,
+        status: 'pending',
+      });
+    }
+    await log.event({
+      type: 'plan_ready',
+      data: {
+        plan: planned.plan,
+        levels: planned.levels,
+        warnings: planned.warnings,
+        degraded: planned.degraded,
+        provider: planned.provider,
+        attempts: planned.attempts,
+      },
+    });
+
+    const bindings = await bindPlan(planned.plan, deps.index, discovery, log);
+    outcomes = await executePlan(
+      planned.plan,
+      planned.levels,
+      bindings,
+      {
+        traceId,
+        task: request.task,
+        log,
+        call: deps.call,
+        tracer,
+        executionTimeoutMs: deps.executionTimeoutMs ?? 30_000,
+        now: deps.now,
+        signal,
+        ...(deps.budget === undefined ? {} : { budget: deps.budget }),
+        onAttempt: (o) => metrics?.attempts.inc({ outcome: o.ok ? 'ok' : o.failure }),
+      },
+      runCtx,
+    );
+    // Every queued write lands before the trace is marked finished.
+    await log.flush();
+    const summary = assembleDeliverable(outcomes, planned.plan.final_node);
+    const outcome = runStatus(outcomes, planned.plan.final_node);
+    // A fallback plan means the planner failed: the run is degraded even when every node worked.
+    const status: FinalStatus = signal.aborted
+      ? 'aborted'
+      : outcome === 'ok' && planned.degraded
+        ? 'degraded'
+        : outcome;
+    return await finish(deps, traceId, status, summary, t0, planDegraded, outcomes, discovery.view.stats);
+  } catch (error) {
+    await log.flush().catch(() => {});
+    deps.onError?.(error, traceId);
+    const message = isReachError(error)
+      ? `${error.code}: ${error.message}`
+      : String((error as Error)?.message ?? error);
+    return finish(
+      deps,
+      traceId,
+      signal.aborted ? 'aborted' : 'failed',
+      '',
+      t0,
+      planDegraded,
+      outcomes,
+      null,
+      message,
+    );
+  }
+}
+
+async function finish(
+  deps: PipelineDeps,
+  traceId: string,
+  status: FinalStatus,
+  summary: string,
+  t0: number,
+  planDegraded: boolean,
+  outcomes: NodeOutcome[],
+  discoveryStats: unknown,
+  error?: string,
+): Promise<RunSummary> {
+  const duration_ms = Math.round(deps.now() - t0);
+  const final = status;
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o.status] = (counts[o.status] ?? 0) + 1;
+  const stats = { duration_ms, nodes: counts, discovery: discoveryStats, plan_degraded: planDegraded };
+  // The row first, then the event: a client that sees trace_finished reads a finished trace.
+  const finished = await deps.store
+    .finishTrace(traceId, { status: final, summary, stats, error: error ?? null })
+    .catch((e) => ({ ok: false as const, error: e }));
+  // CONFLICT means the reaper ended it first and already recorded trace_finished.
+  if (finished.ok) {
+    await deps.store
+      .appendEvent(traceId, {
+        type: 'trace_finished',
+        data: {
+          status: final,
+          duration_ms,
+          summary_chars: [...summary].length,
+          ...(error ? { error } : {}),
+        },
+      })
+      .catch(() => {});
+  }
+  deps.metrics?.runsActive.dec();
+  deps.metrics?.runsFinished.inc({ status: final });
+  deps.metrics?.runSeconds.observe(duration_ms / 1000);
+  return {
+    trace_id: traceId,
+    status: final,
+    summary,
+    duration_ms,
+    plan_degraded: planDegraded,
+    nodes: outcomes.map(({ node_id, capability, status: s }) => ({ node_id, capability, status: s })),
+    ...(error ? { error } : {}),
+  };
+}
