@@ -1,5 +1,6 @@
 import { answerQuery } from './answer.js';
-import { parseQuery, RCODE } from './query-parser.js';
+import type { AnswerCache } from './answer-cache.js';
+import { type DnsQuery, parseQuery, RCODE } from './query-parser.js';
 import {
   MAX_TCP_MESSAGE,
   type Sections,
@@ -19,11 +20,48 @@ export type Transport = 'udp' | 'tcp';
 
 const BADVERS = 16;
 
+const badvers: Sections = { rcode: BADVERS, authoritative: false, answer: [], authority: [], additional: [] };
+
+/** Only plain answers are cached: data, NODATA, NXDOMAIN and refusals. */
+const isCacheable = (rcode: number): boolean =>
+  rcode === RCODE.NOERROR || rcode === RCODE.NXDOMAIN || rcode === RCODE.REFUSED;
+
+function answer(
+  snapshot: ZoneSnapshot,
+  query: DnsQuery,
+  msg: Buffer,
+  transport: Transport,
+  cache: AnswerCache | undefined,
+): Buffer {
+  const limit = transport === 'udp' ? udpLimit(query) : MAX_TCP_MESSAGE;
+  if (query.edns !== undefined && query.edns.version !== 0) return writeResponse(query, badvers, limit, 0);
+  const sections = answerQuery(snapshot, query);
+  const reply = writeResponse(query, sections, limit, snapshot.apexWireLength);
+  if (cache !== undefined && isCacheable(sections.rcode)) cache.set(snapshot, msg, transport, reply);
+  return reply;
+}
+
 /**
  * Turns one incoming DNS message into the reply to send, or null when nothing should be sent
- * (shorter than a header, or itself a response). Never throws, whatever the bytes.
+ * (shorter than a header, or itself a response). Never throws, whatever the bytes. With a cache,
+ * a query asked before under the same snapshot is answered by copying the earlier reply.
  */
-export function handleMessage(zone: SnapshotProvider, msg: Buffer, transport: Transport): Buffer | null {
+export function handleMessage(
+  zone: SnapshotProvider,
+  msg: Buffer,
+  transport: Transport,
+  cache?: AnswerCache,
+): Buffer | null {
+  let snapshot: ZoneSnapshot | undefined;
+  if (cache !== undefined && msg.length >= 12) {
+    try {
+      snapshot = zone.snapshot();
+    } catch {
+      // Left to the uncached path below, which answers SERVFAIL.
+    }
+    const hit = snapshot === undefined ? undefined : cache.get(snapshot, msg, transport);
+    if (hit !== undefined) return hit;
+  }
   let parsed: ReturnType<typeof parseQuery>;
   try {
     parsed = parseQuery(msg);
@@ -33,20 +71,8 @@ export function handleMessage(zone: SnapshotProvider, msg: Buffer, transport: Tr
   if (parsed.kind === 'drop') return null;
   if (parsed.kind === 'error') return writeHeaderOnly(parsed.id, parsed.flags, parsed.rcode);
   const { query } = parsed;
-  const limit = transport === 'udp' ? udpLimit(query) : MAX_TCP_MESSAGE;
   try {
-    const snapshot = zone.snapshot();
-    if (query.edns !== undefined && query.edns.version !== 0) {
-      const badvers: Sections = {
-        rcode: BADVERS,
-        authoritative: false,
-        answer: [],
-        authority: [],
-        additional: [],
-      };
-      return writeResponse(query, badvers, limit, 0);
-    }
-    return writeResponse(query, answerQuery(snapshot, query), limit, snapshot.apexWireLength);
+    return answer(snapshot ?? zone.snapshot(), query, msg, transport, cache);
   } catch {
     // A bug of ours, not the client's: say so rather than leave it waiting.
     return writeHeaderOnly(query.id, query.flags, RCODE.SERVFAIL);

@@ -1,5 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, isIPv6, type Server, type Socket } from 'node:net';
+import { AnswerCache } from './answer-cache.js';
 import { handleMessage, type SnapshotProvider } from './packet-handler.js';
 import { serveTcpConnection } from './tcp-connection.js';
 
@@ -17,6 +18,8 @@ export interface DnsResponderOptions {
   maxTcpConnections?: number;
   /** @default 4096 */
   maxQueryBytes?: number;
+  /** Encoded answers kept for repeated queries until the zone changes; 0 turns the cache off. @default 10000 */
+  answerCacheEntries?: number;
   /** Told about socket errors the responder survives. */
   onError?: (error: Error) => void;
 }
@@ -84,18 +87,26 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
     idleTimeoutMs: options.tcpIdleTimeoutMs ?? 10_000,
     maxQueryBytes: options.maxQueryBytes ?? 4096,
   };
+  const { zone } = options;
+  const entries = options.answerCacheEntries ?? 10_000;
+  const cache = entries > 0 ? new AnswerCache(entries) : undefined;
   const connections = new Set<Socket>();
+  const handleTcp = (msg: Buffer) => handleMessage(zone, msg, 'tcp', cache);
   const server = createServer((socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
-    serveTcpConnection(socket, limits, (msg) => handleMessage(options.zone, msg, 'tcp'));
+    serveTcpConnection(socket, limits, handleTcp);
   });
   server.maxConnections = options.maxTcpConnections ?? 256;
   server.on('error', onError);
   const { udp, port } = await bindBoth(host, options.port ?? 8053, server, onError);
+  // One callback for every send, not a closure per packet (without one, send errors vanish silently).
+  const sent = (error: Error | null) => {
+    if (error) onError(error);
+  };
   udp.on('message', (msg, rinfo) => {
-    const reply = handleMessage(options.zone, msg, 'udp');
-    if (reply !== null) udp.send(reply, rinfo.port, rinfo.address, (error) => error && onError(error));
+    const reply = handleMessage(zone, msg, 'udp', cache);
+    if (reply !== null) udp.send(reply, rinfo.port, rinfo.address, sent);
   });
   let stopped: Promise<void> | undefined;
   return {

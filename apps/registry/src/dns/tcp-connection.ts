@@ -21,6 +21,18 @@ export function serveTcpConnection(
   let blocked = false;
 
   const work = (): void => {
+    // Answers to pipelined queries leave in one write, not one syscall each.
+    socket.cork();
+    try {
+      drainQueries();
+    } finally {
+      socket.uncork();
+    }
+    // Keep a small remainder on its own, not as a view into a large chunk.
+    if (pending.length > 0 && pending.byteOffset !== 0) pending = Buffer.from(pending);
+  };
+
+  const drainQueries = (): void => {
     while (!blocked && pending.length >= 2) {
       const length = pending.readUInt16BE(0);
       if (length === 0 || length > limits.maxQueryBytes) {
@@ -40,8 +52,6 @@ export function serveTcpConnection(
         socket.pause();
       }
     }
-    // Keep a small remainder on its own, not as a view into a large chunk.
-    if (pending.length > 0 && pending.byteOffset !== 0) pending = Buffer.from(pending);
   };
 
   socket.setNoDelay(true);
