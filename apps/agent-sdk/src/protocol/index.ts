@@ -6,6 +6,8 @@ export * from './config-loader.js';
 export * from './declaration.js';
 export * from './duration.js';
 export * from './errors.js';
+export * from './http-errors.js';
+export * from './http-input.js';
 export * from './invoke.js';
 export * from './registration.js';
 export * from './route.js';

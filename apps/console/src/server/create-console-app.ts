@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { createErrorHandler, type ErrorLog, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { createErrorHandler, type ErrorLog } from './errors.js';
 import { proxyTo } from './proxy.js';
 import { staticFiles } from './static-files.js';
 

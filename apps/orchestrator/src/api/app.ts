@@ -1,10 +1,9 @@
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { createErrorHandler, type ErrorLog, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Orchestrator } from '../orchestrator.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import { requireToken } from './auth.js';
-import { createErrorHandler, type ErrorLog } from './errors.js';
 import type { OrchestratorMetrics } from './metrics.js';
 import { runRoutes } from './run-routes.js';
 import { type StreamOptions, streamRoute } from './stream-route.js';

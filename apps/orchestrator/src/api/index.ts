@@ -1,7 +1,6 @@
 /** The orchestrator's HTTP API: runs, SSE, traces, discovery, probes and metrics. */
 export { type ApiDeps, createApp } from './app.js';
 export { requireToken } from './auth.js';
-export { createErrorHandler, type ErrorLog, requestIdOf, toReachError } from './errors.js';
 export { OrchestratorMetrics } from './metrics.js';
 export { RunBody } from './schemas.js';
 export { readSse, type SseMessage } from './sse-reader.js';

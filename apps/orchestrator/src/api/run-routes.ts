@@ -1,6 +1,6 @@
+import { parseOrThrow, readJson } from '@agent-reach/sdk/protocol';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Orchestrator } from '../orchestrator.js';
-import { parseOrThrow, readJson } from './errors.js';
 import { RunBody } from './schemas.js';
 
 /** `POST /api/start` (returns the trace id at once) and `POST /api/run` (waits for the end). */

@@ -1,10 +1,9 @@
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { parseOrThrow, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TraceEvent } from '../traces/events.js';
 import { TraceId } from '../traces/trace-id.js';
 import type { TraceStore } from '../traces/trace-store.js';
-import { parseOrThrow } from './errors.js';
 import type { OrchestratorMetrics } from './metrics.js';
 import { AfterSeq } from './schemas.js';
 

@@ -1,9 +1,8 @@
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { parseOrThrow, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { Orchestrator } from '../orchestrator.js';
 import { TraceId } from '../traces/trace-id.js';
 import type { TraceStore } from '../traces/trace-store.js';
-import { parseOrThrow } from './errors.js';
 
 const LIST_KEYS = ['q', 'since', 'until', 'limit', 'cursor'] as const;
 

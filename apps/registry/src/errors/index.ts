@@ -1,4 +1,4 @@
-export { createErrorHandler, errorReply, requestIdOf, toReachError } from './error-handler.js';
+export { createErrorHandler, errorReply, pinoErrorLog, requestIdOf, toReachError } from './error-handler.js';
 export { nodeIncoming, requestHeader } from './node-incoming.js';
 export {
   DEFAULT_MAX_BODY_BYTES,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { parseJsonText, ReachError, tooLarge } from '@agent-reach/sdk/protocol';
 import type { Context, MiddlewareHandler } from 'hono';
 import { nodeIncoming, requestHeader } from './node-incoming.js';
 
@@ -7,13 +7,6 @@ import { nodeIncoming, requestHeader } from './node-incoming.js';
 export const DEFAULT_MAX_BODY_BYTES = 262_144;
 
 const limits = new WeakMap<Context, number>();
-
-/** The PAYLOAD_TOO_LARGE error for a limit. */
-export function tooLarge(maxBytes: number): ReachError {
-  return new ReachError('PAYLOAD_TOO_LARGE', `the request body is larger than ${maxBytes} bytes`, {
-    data: { max_body_bytes: maxBytes },
-  });
-}
 
 /**
  * Refuses bodies whose Content-Length exceeds `maxBytes` before anything reads them, and sets the
@@ -72,21 +65,8 @@ async function readText(c: Context, maxBytes: number): Promise<string> {
 
 /** Reads the request body as JSON within the body limit; malformed or missing JSON is INVALID_JSON, never a 5xx. */
 export async function readJson(c: Context): Promise<unknown> {
-  const text = await readText(c, limits.get(c) ?? DEFAULT_MAX_BODY_BYTES);
-  if (text.length === 0)
-    throw new ReachError('INVALID_JSON', 'the request body is empty; send a JSON object');
-  return parseJsonText(text);
+  return parseJsonText(await readText(c, limits.get(c) ?? DEFAULT_MAX_BODY_BYTES));
 }
 
-/** Parses body text as JSON; empty or malformed text is INVALID_JSON. */
-export function parseJsonText(text: string): unknown {
-  if (text.length === 0)
-    throw new ReachError('INVALID_JSON', 'the request body is empty; send a JSON object');
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    throw new ReachError('INVALID_JSON', `the request body is not valid JSON: ${(cause as Error).message}`, {
-      cause,
-    });
-  }
-}
+// Re-exported for the node:http fast paths, which import them from here.
+export { parseJsonText, tooLarge };
