@@ -3,6 +3,7 @@ import type https from 'node:https';
 import type { InvokeRequest } from '../protocol/invoke.js';
 import type { FailureClass } from '../protocol/route.js';
 import type { Clock } from '../runtime/clock.js';
+import { type MoveOnContext, mayMoveOn } from './fallback-rule.js';
 import { invokeAttempt, type ProgressLine } from './invoke-attempt.js';
 import type { OutcomeReport } from './outcome-reporter.js';
 import type { ReachTarget } from './reach-target.js';
@@ -120,7 +121,7 @@ export async function runFallbackChain(
     attempts.push(record);
     let next: ReachTarget | undefined;
     let budgetExhausted = false;
-    if (!outcome.ok && mayMoveOn(ctx, current, outcome, signal) && queue.remaining > 0) {
+    if (!outcome.ok && mayMoveOn(outcome, moveOnContext(ctx, current, signal)) && queue.remaining > 0) {
       if (ctx.budget.tryWithdraw()) next = queue.take();
       else budgetExhausted = true;
     }
@@ -142,14 +143,11 @@ export async function runFallbackChain(
   return { ok: false, last: attempts.at(-1), attempts, budgetExhausted: false };
 }
 
-function mayMoveOn(
-  ctx: CallContext,
-  target: ReachTarget,
-  outcome: { failure: FailureClass; acked: boolean; retryable?: boolean },
-  signal: AbortSignal,
-): boolean {
-  if (!ctx.fallbackEnabled || signal.aborted || outcome.failure === 'cancelled') return false;
-  if (!outcome.acked) return true;
-  if (ctx.deadlineAt !== undefined && ctx.deadlineAt - ctx.clock.now() <= 0) return false;
-  return (ctx.idempotent ?? target.idempotent) && outcome.retryable !== false;
+function moveOnContext(ctx: CallContext, target: ReachTarget, signal: AbortSignal): MoveOnContext {
+  return {
+    idempotent: ctx.idempotent ?? target.idempotent,
+    fallbackEnabled: ctx.fallbackEnabled,
+    aborted: signal.aborted,
+    ...(ctx.deadlineAt === undefined ? {} : { remainingMs: ctx.deadlineAt - ctx.clock.now() }),
+  };
 }

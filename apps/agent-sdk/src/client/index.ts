@@ -11,6 +11,7 @@ export {
 export type { DispatchMode } from './dispatch.js';
 export { type DnsFallback, resolveViaDns } from './dns-candidates.js';
 export type { AttemptRecord } from './fallback-chain.js';
+export { type FailedAttempt, type MoveOnContext, mayMoveOn } from './fallback-rule.js';
 export {
   type AttemptOutcome,
   type AttemptTimeouts,
