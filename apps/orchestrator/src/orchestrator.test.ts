@@ -26,8 +26,13 @@ function memoryStore() {
       order.push(e.type);
       return ok({} as never);
     },
+    appendEvents: async (traceId: string, batch: Array<{ event: TraceEventInput }>) => {
+      for (const b of batch) await store.appendEvent(traceId, b.event);
+      return ok([] as never);
+    },
     savePlan: async () => ok({} as never),
     upsertNode: async () => ok({} as never),
+    upsertNodes: async () => ok([] as never),
     finishTrace: async (traceId: string, input: { status: string; summary?: string | null }) => {
       traces.set(traceId, input);
       order.push(`finish:${input.status}`);

@@ -34,7 +34,7 @@ export interface RunSummary {
 
 /** What one run needs. */
 export interface PipelineDeps {
-  store: Pick<TraceStore, 'appendEvent' | 'upsertNode' | 'savePlan' | 'finishTrace'>;
+  store: Pick<TraceStore, 'appendEvent' | 'appendEvents' | 'upsertNodes' | 'savePlan' | 'finishTrace'>;
   index: Pick<CapabilityIndex, 'discover' | 'bind'>;
   planner: { plan(task: string, options?: PlanOptions): Promise<PlanResult> };
   call: CallAttempt;

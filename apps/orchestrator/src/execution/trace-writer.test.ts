@@ -1,6 +1,31 @@
-import { err, ok, ReachError } from '@agent-reach/sdk/protocol';
+import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import { describe, expect, it } from 'vitest';
-import { TraceWriter } from './trace-writer.js';
+import type { NodeUpsert, TraceEventInput } from '../traces/index.js';
+import { TraceWriter, type TraceWriterStore } from './trace-writer.js';
+
+type OneAtATime = {
+  appendEvent: (id: string, e: TraceEventInput, options?: { at?: Date }) => Promise<Result<unknown>>;
+  upsertNode: (id: string, n: NodeUpsert) => Promise<Result<unknown>>;
+  savePlan: () => Promise<Result<unknown>>;
+};
+
+/** The batch calls a writer makes, played one write at a time into a fake store. */
+function batched(store: OneAtATime): TraceWriterStore {
+  return {
+    appendEvents: async (id, batch) => {
+      for (const b of batch) {
+        const r = await store.appendEvent(id, b.event, b.at === undefined ? {} : { at: b.at });
+        if (!r.ok) return r;
+      }
+      return ok([]);
+    },
+    upsertNodes: async (id, inputs) => {
+      for (const n of inputs) await store.upsertNode(id, n);
+      return ok([]);
+    },
+    savePlan: async () => ok({} as never),
+  };
+}
 
 describe('TraceWriter', () => {
   it('returns at once and writes in order', async () => {
@@ -19,7 +44,7 @@ describe('TraceWriter', () => {
       },
       savePlan: async () => ok({} as never),
     };
-    const writer = new TraceWriter(store, 't');
+    const writer = new TraceWriter(batched(store), 't');
     await writer.event({ type: 'trace_started', data: { task: 'x' } });
     await writer.node('n1', { capability: 'writing', status: 'pending' } as never);
     await writer.node('n1', { status: 'running' });
@@ -43,7 +68,7 @@ describe('TraceWriter', () => {
       savePlan: async () => ok({} as never),
     };
     let t = 1000;
-    const writer = new TraceWriter(store, 't', () => t);
+    const writer = new TraceWriter(batched(store), 't', () => t);
     await writer.event({ type: 'trace_started', data: { task: 'x' } });
     t = 5000;
     await writer.event({ type: 'layer_started', data: { layer: 0, nodes: [], mode: 'serial' } });
@@ -63,7 +88,7 @@ describe('TraceWriter', () => {
       upsertNode: async () => ok({} as never),
       savePlan: async () => ok({} as never),
     };
-    const writer = new TraceWriter(store, 't');
+    const writer = new TraceWriter(batched(store), 't');
     await writer.event({ type: 'trace_started', data: { task: 'x' } });
     await writer.event({ type: 'trace_started', data: { task: 'y' } });
     await expect(writer.flush()).rejects.toMatchObject({ code: 'NOT_FOUND' });

@@ -79,6 +79,24 @@ export function writeCases(ctx: () => ContractContext): void {
     expect((await store.eventsAfter(a.id, 0)).map((e) => e.seq)).toEqual(seqs(a.id));
   });
 
+  it('appends a batch with consecutive seqs after earlier events, stamped as given', async () => {
+    const t = await store.createTrace({ task: 't' });
+    await store.appendEvent(t.id, ev('n0'));
+    const at = new Date(clock.ms + 5000);
+    const r = await store.appendEvents(t.id, [
+      { event: ev('n1') },
+      { event: ev('n2'), at },
+      { event: ev('n3') },
+    ]);
+    expect(r.ok && r.value.map((e) => e.seq)).toEqual([2, 3, 4]);
+    const detail = await store.getTrace(t.id);
+    expect(detail!.trace.last_seq).toBe(4);
+    expect(detail!.trace.last_event_at.getTime()).toBe(at.getTime());
+    expect(detail!.events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    const missing = await store.appendEvents('cd'.repeat(16), [{ event: ev('n1') }]);
+    expect(missing.ok ? null : missing.error.code).toBe('NOT_FOUND');
+  });
+
   it('returns events after a seq, in order', async () => {
     const t = await store.createTrace({ task: 't' });
     for (let i = 0; i < 5; i += 1) await store.appendEvent(t.id, ev(`n${i}`, i));
