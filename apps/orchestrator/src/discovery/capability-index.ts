@@ -11,6 +11,7 @@ import {
   emptyStats,
   type FailedCandidate,
 } from './discovery-view.js';
+import { DnsAnswerCache } from './dns-answer-cache.js';
 import type { DnsClient } from './dns-client.js';
 import { type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
 import { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
@@ -33,6 +34,8 @@ export interface CapabilityIndexOptions {
   negativeTtlMs?: number;
   /** @default 2000 */
   healthReuseMs?: number;
+  /** Longest a DNS answer is reused within its TTL; 0 asks DNS on every discovery. @default 5000 */
+  dnsReuseMs?: number;
 }
 
 /** Most alternates bound behind the primary (seed 3.4). */
@@ -70,6 +73,7 @@ export type Binding =
 export class CapabilityIndex {
   private readonly cards: CardCache;
   private readonly health: HealthProber;
+  private readonly answers: DnsAnswerCache;
   private readonly clock: Clock;
   private readonly random: Random;
   private readonly totalStats = emptyStats();
@@ -82,6 +86,7 @@ export class CapabilityIndex {
       ttlMs: options.cardTtlMs,
       negativeTtlMs: options.negativeTtlMs,
     });
+    this.answers = new DnsAnswerCache(this.clock, options.dnsReuseMs ?? 5000);
     this.health = new HealthProber(
       options.checkHealth ?? httpHealthCheck(),
       this.clock,
@@ -97,6 +102,7 @@ export class CapabilityIndex {
       zone: this.options.zone,
       cards: this.cards,
       health: this.health,
+      answers: this.answers,
     });
     const resolved = await Promise.all([...new Set(capabilities)].map((cap) => pass.resolve(cap)));
     addStats(this.totalStats, pass.tally);

@@ -1,6 +1,7 @@
 import { CARD_PATH, cardExtension, type Result } from '@agent-reach/sdk/protocol';
 import type { CardCache } from './card-cache.js';
 import type { Candidate, CapabilityView, DiscoveryStats, FailedCandidate } from './discovery-view.js';
+import type { DnsAnswerCache } from './dns-answer-cache.js';
 import type { DnsClient, DnsQueryType, DnsResponse } from './dns-client.js';
 import { type DnsTarget, firstAddress, type RejectedRecord, srvTargets, svcbTargets } from './dns-records.js';
 import type { HealthProber } from './health-probe.js';
@@ -11,6 +12,8 @@ export interface PassDeps {
   zone: string;
   cards: CardCache;
   health: HealthProber;
+  /** Answers kept across passes within their TTL. */
+  answers?: DnsAnswerCache;
 }
 
 /** A capability's resolution: the view plus the usable candidates with their cards. */
@@ -138,9 +141,16 @@ export class DiscoveryPass {
     const key = `${name.toLowerCase()}|${type}`;
     let pending = this.asked.get(key);
     if (pending === undefined) {
+      const kept = this.deps.answers?.get(key);
+      if (kept !== undefined) {
+        pending = Promise.resolve({ ok: true as const, value: kept });
+        this.asked.set(key, pending);
+        return pending;
+      }
       this.tally.dns_queries++;
       pending = this.deps.dns.query(name, type).then((res) => {
         if (res.ok && res.value.viaTcp) this.tally.dns_tcp_fallbacks++;
+        this.deps.answers?.put(key, res);
         return res;
       });
       this.asked.set(key, pending);
