@@ -67,8 +67,9 @@ function errorFromBody(text: string): { code?: string; message?: string } {
 
 /**
  * Sends one `POST /v1/invoke` and follows its NDJSON stream with three distinct timers: connect (the
- * socket's 'connect' event), ack (first line) and execution (final line). Never rejects; aborting
- * `signal` destroys the request, so the agent sees its caller go away.
+ * socket's 'connect' event), ack (first line) and execution (final line). The connect and ack timeouts
+ * are decided one `setImmediate` after their timer fires, so I/O that already arrived counts. Never
+ * rejects; aborting `signal` destroys the request, so the agent sees its caller go away.
  */
 export function invokeAttempt(
   endpoint: Pick<Endpoint, 'host' | 'port' | 'scheme'>,
@@ -117,7 +118,15 @@ function attempt(
       finish({ ok: false, failure, acked: phase === 'execution', message, ...extra }, false);
     const arm = (ms: number, failure: FailureClass, message: string) => {
       cancelTimer?.();
-      cancelTimer = clock.setTimeout(() => fail(failure, message), ms);
+      const armedIn = phase;
+      cancelTimer = clock.setTimeout(() => {
+        if (armedIn === 'execution') return fail(failure, message);
+        // A starved loop can run this timer before an already-arrived connect or ack is processed;
+        // the next poll phase handles that I/O before setImmediate runs, so decide then.
+        setImmediate(() => {
+          if (phase === armedIn) fail(failure, message);
+        });
+      }, ms);
     };
     const onAbort = () => fail('cancelled', 'the caller cancelled the attempt');
 

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../runtime/manual-clock.fixture.js';
+import { startTestAgent, type TestAgent } from './client-test-agents.fixture.js';
+import { type AttemptOutcome, invokeAttempt } from './invoke-attempt.js';
+
+// These tests starve the loop on purpose (a synchronous busy wait) and fire the attempt's timers by
+// hand where a starved loop would: in the timers phase, before the poll that reads the finished I/O.
+
+const agents: TestAgent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.splice(0).map((agent) => agent.close()));
+});
+
+const body = JSON.stringify({ request_id: 'req-1', input: { text: 'hi' } });
+const timeouts = { connectMs: 300, ackMs: 400, executionMs: 400 };
+const at = (port: number) => ({ host: '127.0.0.1', port, scheme: 'http' as const });
+
+function starve(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // spin: the kernel keeps moving bytes while the event loop stands still
+  }
+}
+
+describe('invokeAttempt under CPU starvation', () => {
+  it('does not call a connect that completed while the loop was starved a connect failure', async () => {
+    const agent = await startTestAgent((x) => {
+      x.ack();
+      x.result('ok');
+    });
+    agents.push(agent);
+    const clock = new ManualClock();
+    const outcome = await new Promise<AttemptOutcome>((resolve) => {
+      // Started in the check phase, the next phases are timers and then poll, as after a starved turn.
+      setImmediate(() => {
+        void invokeAttempt(at(agent.port), { body, clock, ...timeouts }).then(resolve);
+        // Node issues connect() on a nextTick; after it, the loopback handshake finishes in the kernel
+        // while the loop spins, and the connect timer fires before the poll that would report it.
+        process.nextTick(() => {
+          starve(30);
+          clock.advance(timeouts.connectMs);
+        });
+      });
+    });
+    expect(outcome).toMatchObject({ ok: true, output: 'ok', acked: true });
+  });
+
+  it('does not call an ack that arrived while the loop was starved an ack timeout', async () => {
+    const clock = new ManualClock();
+    const agent = await startTestAgent(async (x) => {
+      x.ack();
+      // Due in the next timers phase, which comes before the poll that would read the ack.
+      setTimeout(() => {
+        starve(30);
+        clock.advance(timeouts.ackMs);
+      }, 0);
+      starve(5);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      x.result('ok');
+    });
+    agents.push(agent);
+    const outcome = await invokeAttempt(at(agent.port), { body, clock, ...timeouts });
+    expect(outcome).toMatchObject({ ok: true, output: 'ok', acked: true });
+  });
+
+  it('still times out an ack that never comes, one turn after the timer', async () => {
+    const clock = new ManualClock();
+    let seen!: () => void;
+    const requested = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    const agent = await startTestAgent(() => seen());
+    agents.push(agent);
+    const pending = invokeAttempt(at(agent.port), { body, clock, ...timeouts });
+    await requested;
+    clock.advance(timeouts.ackMs);
+    expect(await pending).toMatchObject({ ok: false, failure: 'ack_timeout', acked: false });
+  });
+});
