@@ -109,6 +109,25 @@ describe('CapabilityIndex over DNS', () => {
     expect(d.view.stats.dns_queries).toBe(1);
   });
 
+  it("reuses DNS answers only for a run's discovery, and a fresh discovery refreshes them", async () => {
+    const w = await agent('writer-1', ['writing']);
+    dns.records = [svcb('writing', w), aRec(w)];
+    const idx = index(['writing']);
+    expect((await idx.discover()).view.stats.dns_queries).toBe(1);
+    const reused = await idx.discover(undefined, { reuseDns: true });
+    expect(reused.view.stats.dns_queries).toBe(0);
+    expect(reused.view.capabilities.writing!.candidates).toHaveLength(1);
+    const w2 = await agent('writer-2', ['writing']);
+    dns.records = [svcb('writing', w), svcb('writing', w2), aRec(w), aRec(w2)];
+    expect(
+      (await idx.discover(undefined, { reuseDns: true })).view.capabilities.writing!.candidates,
+    ).toHaveLength(1);
+    expect((await idx.discover()).view.capabilities.writing!.candidates).toHaveLength(2);
+    expect(
+      (await idx.discover(undefined, { reuseDns: true })).view.capabilities.writing!.candidates,
+    ).toHaveLength(2);
+  });
+
   it('falls back to the role SRV, then to the generic SRV filtered by cards', async () => {
     const r = await agent('researcher', ['research']);
     const v = await agent('verifier', ['security_review', 'validation']);

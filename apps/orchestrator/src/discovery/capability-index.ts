@@ -94,8 +94,14 @@ export class CapabilityIndex {
     );
   }
 
-  /** Resolves every catalog capability (or the given ones) concurrently. */
-  async discover(capabilities: readonly string[] = this.options.catalog): Promise<Discovery> {
+  /**
+   * Resolves every catalog capability (or the given ones) concurrently; with `reuseDns` (a run's
+   * discovery) DNS answers still within min(TTL, `dnsReuseMs`) are reused instead of asked again.
+   */
+  async discover(
+    capabilities: readonly string[] = this.options.catalog,
+    options: { reuseDns?: boolean } = {},
+  ): Promise<Discovery> {
     const started = this.clock.now();
     const pass = new DiscoveryPass({
       dns: this.options.dns,
@@ -103,6 +109,7 @@ export class CapabilityIndex {
       cards: this.cards,
       health: this.health,
       answers: this.answers,
+      reuseAnswers: options.reuseDns ?? false,
     });
     const resolved = await Promise.all([...new Set(capabilities)].map((cap) => pass.resolve(cap)));
     addStats(this.totalStats, pass.tally);

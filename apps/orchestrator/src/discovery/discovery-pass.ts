@@ -12,8 +12,10 @@ export interface PassDeps {
   zone: string;
   cards: CardCache;
   health: HealthProber;
-  /** Answers kept across passes within their TTL. */
+  /** Answers kept across passes within their TTL; every answer asked is put here. */
   answers?: DnsAnswerCache;
+  /** Read kept answers instead of asking (a run's discovery). @default false */
+  reuseAnswers?: boolean;
 }
 
 /** A capability's resolution: the view plus the usable candidates with their cards. */
@@ -141,7 +143,7 @@ export class DiscoveryPass {
     const key = `${name.toLowerCase()}|${type}`;
     let pending = this.asked.get(key);
     if (pending === undefined) {
-      const kept = this.deps.answers?.get(key);
+      const kept = this.deps.reuseAnswers ? this.deps.answers?.get(key) : undefined;
       if (kept !== undefined) {
         pending = Promise.resolve({ ok: true as const, value: kept });
         this.asked.set(key, pending);
