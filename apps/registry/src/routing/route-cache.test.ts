@@ -52,4 +52,22 @@ describe('RouteCache', () => {
     cache.invalidateAll();
     expect(cache.size).toBe(0);
   });
+
+  it('keeps answers stored after an invalidation, and checks older ones only against newer stamps', () => {
+    const cache = new RouteCache<string>({ ttlMs: 1000, clock: new ManualClock() });
+    cache.set('old', 'o', ['i1', 'i2']);
+    cache.set('other', 'x', ['i3']);
+    cache.invalidateInstance('i1');
+    cache.set('new', 'n', ['i1']);
+    expect(cache.get('new')?.value).toBe('n');
+    expect(cache.get('other')?.value).toBe('x');
+    expect(cache.get('other')?.value).toBe('x');
+    expect(cache.get('old')).toBeUndefined();
+    cache.invalidateInstance('i3');
+    expect(cache.get('new')?.value).toBe('n');
+    expect(cache.get('other')).toBeUndefined();
+    cache.invalidateInstance('i1');
+    expect(cache.get('new')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
 });

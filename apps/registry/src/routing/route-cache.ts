@@ -16,26 +16,32 @@ export function routeCacheKey(query: RouteQuery): string {
 interface Entry<V> {
   value: V;
   storedAt: number;
+  /** The invalidation epoch the entry was last known valid at. */
+  epoch: number;
   instances: readonly string[];
 }
 
 /**
  * Route answers kept for up to `ttlMs` (seed article 6.1: 30 s), dropped at once by `invalidateAll`
  * (membership or a declaration changed) or `invalidateInstance` (one instance got worse).
+ * Instance invalidation is lazy: it stamps the instance, and `get` checks an entry's instances only
+ * when some stamp is newer than the entry, so a miss costs one Map insert and no index upkeep.
  */
 export class RouteCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
-  private readonly byInstance = new Map<string, Set<string>>();
+  // Instance id -> epoch of its last invalidation; cleared with the entries.
+  private readonly stamps = new Map<string, number>();
+  private epoch = 0;
 
   constructor(private readonly options: { ttlMs: number; clock: Pick<Clock, 'now'>; maxEntries?: number }) {}
 
-  /** The cached value and its age, or undefined when absent or expired. */
+  /** The cached value and its age, or undefined when absent, expired or invalidated. */
   get(key: string): { value: V; ageMs: number } | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     const ageMs = this.options.clock.now() - entry.storedAt;
-    if (ageMs >= this.options.ttlMs) {
-      this.delete(key);
+    if (ageMs >= this.options.ttlMs || (entry.epoch < this.epoch && this.invalidated(entry))) {
+      this.entries.delete(key);
       return undefined;
     }
     return { value: entry.value, ageMs };
@@ -44,46 +50,40 @@ export class RouteCache<V> {
   /** Stores a value computed from `instances` (so an instance-level invalidation finds it). */
   set(key: string, value: V, instances: readonly string[]): void {
     if (this.options.ttlMs <= 0) return;
-    this.delete(key);
+    this.entries.delete(key);
     const max = this.options.maxEntries ?? 10_000;
     // Map order is insertion order: the first key is the oldest entry.
-    if (this.entries.size >= max) this.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, storedAt: this.options.clock.now(), instances });
-    for (const id of instances) {
-      let keys = this.byInstance.get(id);
-      if (!keys) {
-        keys = new Set();
-        this.byInstance.set(id, keys);
-      }
-      keys.add(key);
-    }
+    if (this.entries.size >= max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, storedAt: this.options.clock.now(), epoch: this.epoch, instances });
   }
 
   invalidateAll(): void {
     this.entries.clear();
-    this.byInstance.clear();
+    this.stamps.clear();
   }
 
-  /** Drops every answer that included the instance. */
+  /** Drops every answer that included the instance (lazily, on its next `get`). */
   invalidateInstance(instanceId: string): void {
-    const keys = this.byInstance.get(instanceId);
-    if (!keys) return;
-    for (const key of [...keys]) this.delete(key);
-    this.byInstance.delete(instanceId);
+    // No entry can hold it, and old stamps go with the last entry.
+    if (this.entries.size === 0) {
+      this.stamps.clear();
+      return;
+    }
+    this.epoch += 1;
+    this.stamps.set(instanceId, this.epoch);
   }
 
   get size(): number {
     return this.entries.size;
   }
 
-  private delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
+  // True when one of the entry's instances was invalidated after it was stored; else re-stamps it.
+  private invalidated(entry: Entry<V>): boolean {
     for (const id of entry.instances) {
-      const keys = this.byInstance.get(id);
-      keys?.delete(key);
-      if (keys?.size === 0) this.byInstance.delete(id);
+      const stamp = this.stamps.get(id);
+      if (stamp !== undefined && stamp > entry.epoch) return true;
     }
+    entry.epoch = this.epoch;
+    return false;
   }
 }
