@@ -198,6 +198,50 @@ describe('Router.route', () => {
   });
 });
 
+describe('Router.routeJson', () => {
+  it('is JSON.stringify(route()) byte for byte, with the same per-request draw, on hits and misses', () => {
+    const put = (source: ReturnType<typeof setup>['source']) =>
+      source.put(
+        testInstance('alpha-1', { agent: 'alpha', priority: 90 }),
+        testInstance('alpha-2', { agent: 'alpha', priority: 60 }),
+        testInstance('beta-1', { agent: 'beta', priority: 90 }),
+        testInstance('gamma-1', { agent: 'gamma', priority: 30, substitutable: true }),
+        testInstance('delta-1', { agent: 'delta', priority: 70, substitutable: true }),
+      );
+    const objects = setup({ random: seededRandom(11) });
+    const texts = setup({ random: seededRandom(11) });
+    put(objects.source);
+    put(texts.source);
+    const queries = [
+      q(),
+      q({ max_candidates: 2 }),
+      q(),
+      q({ exclude: ['beta'] }),
+      q({ max_candidates: 1 }),
+      q(),
+    ];
+    const firsts = new Set<string>();
+    for (let round = 0; round < 40; round += 1) {
+      if (round === 20) {
+        for (const { liveness } of [objects, texts]) liveness.set('delta-1', { state: 'suspect' });
+      }
+      for (const query of queries) {
+        const expected = objects.router.route(query);
+        const text = texts.router.routeJson(query);
+        expect(text).toBe(JSON.stringify(expected));
+        firsts.add(expected.candidates[0]!.instance_id);
+      }
+    }
+    expect(texts.router.stats().routes).toEqual(objects.router.stats().routes);
+    // The order is drawn per request even on cache hits, and the conflict is part of the cached answer.
+    expect(firsts.size).toBeGreaterThan(1);
+    expect(JSON.parse(texts.router.routeJson(q())).conflict).toEqual({
+      agents: ['alpha', 'beta'],
+      capability: 'summarize',
+    });
+  });
+});
+
 describe('Router.recordOutcomes and stats', () => {
   it('derives hit rate, fallback rate and retries per call from final outcomes', () => {
     const { source, router } = setup();

@@ -41,6 +41,9 @@ interface Answer {
   /** Qualifying candidates after conflict filtering, best score first. */
   ranked: RouteCandidate[];
   conflict: RouteResponse['conflict'];
+  /** Each ranked candidate's JSON, filled in as candidates are served (candidates are never mutated). */
+  json?: Array<string | undefined>;
+  conflictJson?: string;
 }
 
 /** Liveness states that can be routed to. */
@@ -85,25 +88,28 @@ export class Router {
 
   /** Answers a route query: up to `max_candidates`, healthy first, each in a score-weighted random order. */
   route(query: RouteQuery): RouteResponse {
-    const key = routeCacheKey(query);
-    let hit = this.cache.get(key);
-    // A candidate that turned suspect (or recovered) since the answer was cached makes it stale.
-    if (hit?.value.ranked.some((c) => this.stateOf(c.instance_id) !== c.state)) hit = undefined;
-    let answer = hit?.value;
-    if (!answer) {
-      answer = this.compute(query);
-      this.cache.set(
-        key,
-        answer,
-        answer.ranked.map((candidate) => candidate.instance_id),
-      );
-    }
-    this.metrics.routeAnswered(hit !== undefined);
+    const { answer, cached } = this.answer(query);
     return {
-      candidates: this.order(answer.ranked, query.max_candidates),
+      candidates: this.order(answer.ranked, query.max_candidates).map((i) => answer.ranked[i]!),
       conflict: answer.conflict,
-      cached: hit !== undefined,
+      cached,
     };
+  }
+
+  /**
+   * `JSON.stringify(route(query))`, byte for byte and with the same draw of the order, but a cached
+   * answer's candidates are serialised once and reused, so a hit costs a lookup and a join.
+   */
+  routeJson(query: RouteQuery): string {
+    const { answer, cached } = this.answer(query);
+    answer.json ??= [];
+    answer.conflictJson ??= JSON.stringify(answer.conflict);
+    let candidates = '';
+    for (const i of this.order(answer.ranked, query.max_candidates)) {
+      answer.json[i] ??= JSON.stringify(answer.ranked[i]);
+      candidates = candidates.length === 0 ? answer.json[i]! : `${candidates},${answer.json[i]}`;
+    }
+    return `{"candidates":[${candidates}],"conflict":${answer.conflictJson},"cached":${cached}}`;
   }
 
   /** Counts a batch of outcomes into the windows and metrics; a failing instance's cached answers go. */
@@ -218,17 +224,36 @@ export class Router {
     return { ranked: kept, conflict };
   }
 
+  // The cached answer for the query, or a fresh one (then cached); counts the query either way.
+  private answer(query: RouteQuery): { answer: Answer; cached: boolean } {
+    const key = routeCacheKey(query);
+    const hit = this.cache.get(key)?.value;
+    // A candidate that turned suspect (or recovered) since the answer was cached makes it stale.
+    if (hit && !hit.ranked.some((c) => this.stateOf(c.instance_id) !== c.state)) {
+      this.metrics.routeAnswered(true);
+      return { answer: hit, cached: true };
+    }
+    const answer = this.compute(query);
+    this.cache.set(
+      key,
+      answer,
+      answer.ranked.map((candidate) => candidate.instance_id),
+    );
+    this.metrics.routeAnswered(false);
+    return { answer, cached: false };
+  }
+
   // Healthy before suspect; within each, a weighted draw without replacement (Efraimidis-Spirakis):
-  // a candidate's chance of coming first is proportional to its score.
-  private order(ranked: RouteCandidate[], limit: number): RouteCandidate[] {
+  // a candidate's chance of coming first is proportional to its score. Returns indices into `ranked`.
+  private order(ranked: readonly RouteCandidate[], limit: number): number[] {
     const random = this.deps.random ?? Math.random;
-    const keyed = ranked.map((candidate) => ({
-      candidate,
+    const keyed = ranked.map((candidate, index) => ({
+      index,
       tier: candidate.state === 'healthy' ? 0 : 1,
       key: random() ** (1 / Math.max(candidate.score, 1e-9)),
     }));
     keyed.sort((a, b) => a.tier - b.tier || b.key - a.key);
-    return keyed.slice(0, limit).map((entry) => entry.candidate);
+    return keyed.slice(0, limit).map((entry) => entry.index);
   }
 
   // The earlier of the liveness tracker's (this replica's first sight) and the record's wall-clock time
