@@ -263,10 +263,11 @@ describe('routing with a real registry and real agents', () => {
 
   it('answers identical queries from the cache until a registration changes membership', async () => {
     const env = getEnv();
-    const first = await env.register('cache-one', ['cache_op']);
+    // Two instances of one agent: two agents would conflict, and which one routes would turn on timing.
+    const first = await env.register('cache-agent', ['cache_op'], 9);
     expect((await env.route({ operation: 'cache_op' })).cached).toBe(false);
     expect((await env.route({ operation: 'cache_op' })).cached).toBe(true);
-    const second = await env.register('cache-two', ['cache_op']);
+    const second = await env.register('cache-agent', ['cache_op'], 10);
     const fresh = await pollUntil(
       async () => {
         const answer = await env.route({ operation: 'cache_op', max_candidates: 5 });
