@@ -11,10 +11,18 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Raw etcd: the same transaction shape a registration commits (4 puts under a lease), 32 at a time. */
 async function rawEtcdTxnPerSec(endpoint: string): Promise<number> {
   const client = new Etcd3({ hosts: endpoint });
-  const leases = await Promise.all(Array.from({ length: 32 }, () => client.lease(300, { autoKeepAlive: false }).grant()));
+  const leases = await Promise.all(
+    Array.from({ length: 32 }, () => client.lease(300, { autoKeepAlive: false }).grant()),
+  );
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
-  const value = JSON.stringify({ host: 'bench.agents.internal', port: 8000, priority: 10, weight: 50, ttl: 15 });
+  const value = JSON.stringify({
+    host: 'bench.agents.internal',
+    port: 8000,
+    priority: 10,
+    weight: 50,
+    ttl: 15,
+  });
   await Promise.all(
     leases.map(async (lease, worker) => {
       for (let i = 0; performance.now() < until; i++) {
@@ -43,7 +51,10 @@ async function measure(storage: { type: 'embedded' } | { type: 'etcd'; endpoint:
     const rssMb = registry.rssMb();
     const heartbeats = await wrk(registry.url, { seconds: SECONDS, lua: heartbeatLua(instances) });
     if (heartbeats.non2xx > 0) throw new Error(`${heartbeats.non2xx} heartbeats were refused`);
-    const registrations = await wrk(`${registry.url}/v1/agents`, { seconds: Math.max(2, Math.round(SECONDS / 2)), lua: registerLua() });
+    const registrations = await wrk(`${registry.url}/v1/agents`, {
+      seconds: Math.max(2, Math.round(SECONDS / 2)),
+      lua: registerLua(),
+    });
     if (registrations.non2xx > 0) throw new Error(`${registrations.non2xx} registrations were refused`);
     return { heartbeats, registrations, rssMb };
   } finally {
@@ -62,10 +73,27 @@ export async function benchRegistry(): Promise<Figure[]> {
   for (const count of [1000, 10_000]) {
     const r = await measure({ type: 'embedded' }, count);
     figures.push(
-      { name: `embedded: heartbeats/s at ${count}`, value: r.heartbeats.requestsPerSec, unit: 'req/s', reference: ref, target: { op: '>=', value: 20_000 } },
+      {
+        name: `embedded: heartbeats/s at ${count}`,
+        value: r.heartbeats.requestsPerSec,
+        unit: 'req/s',
+        reference: ref,
+        target: { op: '>=', value: 20_000 },
+      },
       { name: `embedded: heartbeat p99 at ${count}`, value: r.heartbeats.p99Ms, unit: 'ms' },
-      { name: `embedded: registrations/s at ${count}`, value: r.registrations.requestsPerSec, unit: 'req/s', reference: ref, target: { op: '>=', value: 5000 } },
-      { name: `embedded: registry RSS at ${count}`, value: r.rssMb, unit: 'MB', ...(count === 10_000 ? { target: { op: '<=' as const, value: 300 } } : {}) },
+      {
+        name: `embedded: registrations/s at ${count}`,
+        value: r.registrations.requestsPerSec,
+        unit: 'req/s',
+        reference: ref,
+        target: { op: '>=', value: 5000 },
+      },
+      {
+        name: `embedded: registry RSS at ${count}`,
+        value: r.rssMb,
+        unit: 'MB',
+        ...(count === 10_000 ? { target: { op: '<=' as const, value: 300 } } : {}),
+      },
     );
   }
 
@@ -75,7 +103,12 @@ export async function benchRegistry(): Promise<Figure[]> {
     for (const count of [1000, 10_000]) {
       const r = await measure({ type: 'etcd', endpoint: etcd.endpoint }, count);
       figures.push(
-        { name: `etcd: heartbeats/s at ${count}`, value: r.heartbeats.requestsPerSec, unit: 'req/s', reference: ref },
+        {
+          name: `etcd: heartbeats/s at ${count}`,
+          value: r.heartbeats.requestsPerSec,
+          unit: 'req/s',
+          reference: ref,
+        },
         {
           name: `etcd: registrations/s at ${count}`,
           value: r.registrations.requestsPerSec,
@@ -83,7 +116,12 @@ export async function benchRegistry(): Promise<Figure[]> {
           reference: { name: 'raw etcd txn/s (same shape)', value: rawTxn },
           target: { op: '>=', value: rawTxn * 0.5 },
         },
-        { name: `etcd: registry RSS at ${count}`, value: r.rssMb, unit: 'MB', ...(count === 10_000 ? { target: { op: '<=' as const, value: 300 } } : {}) },
+        {
+          name: `etcd: registry RSS at ${count}`,
+          value: r.rssMb,
+          unit: 'MB',
+          ...(count === 10_000 ? { target: { op: '<=' as const, value: 300 } } : {}),
+        },
       );
     }
   } finally {

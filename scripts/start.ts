@@ -77,7 +77,13 @@ try {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text: task }),
   });
-  const run = (await res.json()) as { trace_id?: string; status?: string; duration_ms?: number; code?: string; message?: string };
+  const run = (await res.json()) as {
+    trace_id?: string;
+    status?: string;
+    duration_ms?: number;
+    code?: string;
+    message?: string;
+  };
   process.stdout.write(
     [
       '',

@@ -10,7 +10,9 @@ export interface Figure {
 /** Whether a figure meets its target (no target: always true). */
 export function meets(figure: Figure): boolean {
   if (!figure.target) return true;
-  return figure.target.op === '>=' ? figure.value >= figure.target.value : figure.value <= figure.target.value;
+  return figure.target.op === '>='
+    ? figure.value >= figure.target.value
+    : figure.value <= figure.target.value;
 }
 
 function fmt(value: number): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Declaration, publishedCapabilities } from './declaration.js';
+import { type Declaration, publishedCapabilities } from './declaration.js';
 import type { Endpoint } from './registration.js';
 
 /** The URI of Agent Reach's A2A card extension. */

@@ -43,7 +43,9 @@ export function loadConfig(env: Record<string, string | undefined>, text?: strin
   try {
     raw = source.trim() === '' ? {} : parseYaml(source);
   } catch (cause) {
-    throw new ReachError('INVALID_CONFIG', `config is not valid YAML: ${(cause as Error).message}`, { cause });
+    throw new ReachError('INVALID_CONFIG', `config is not valid YAML: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ReachError('INVALID_CONFIG', 'config must be a YAML mapping');
@@ -57,9 +59,13 @@ export function loadConfig(env: Record<string, string | undefined>, text?: strin
   const parsed = ReachConfig.safeParse(merged);
   if (!parsed.success) {
     const first = parsed.error.issues[0]!;
-    throw new ReachError('INVALID_CONFIG', `invalid config: ${parsed.error.issues.map(describeIssue).join('; ')}`, {
-      data: { key: first.path.join('.') },
-    });
+    throw new ReachError(
+      'INVALID_CONFIG',
+      `invalid config: ${parsed.error.issues.map(describeIssue).join('; ')}`,
+      {
+        data: { key: first.path.join('.') },
+      },
+    );
   }
   return parsed.data;
 }

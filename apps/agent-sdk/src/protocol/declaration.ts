@@ -41,7 +41,10 @@ export const Declaration = z
   .object({
     agent_name: AgentName,
     /** Declaration version; every change gets a new one (the "Git of declarations"). */
-    version: z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/).default('1'),
+    version: z
+      .string()
+      .regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/)
+      .default('1'),
     change_reason: z.string().max(500).optional(),
     description: z.string().max(500).optional(),
     domain: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'domain is a lower-case identifier'),

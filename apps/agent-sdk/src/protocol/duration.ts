@@ -14,7 +14,10 @@ export function parseDuration(value: string | number): number | null {
 export const Duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDuration(value);
   if (ms === null) {
-    ctx.addIssue({ code: 'custom', message: `not a duration: ${JSON.stringify(value)} (use e.g. 300ms, 2s, 5m)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a duration: ${JSON.stringify(value)} (use e.g. 300ms, 2s, 5m)`,
+    });
     return z.NEVER;
   }
   return ms;

@@ -57,7 +57,11 @@ export class ReachError extends Error {
   readonly code: ErrorCode;
   readonly data: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { data?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { data?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ReachError';
     this.code = code;
