@@ -1,17 +1,17 @@
-import {
-  type InstanceState,
-  isOperationIdempotent,
-  type OutcomeBatch,
-  type RouteCandidate,
-  type RouteQuery,
-  type RouteResponse,
-  type RoutingStats,
-  type ScoreBreakdown,
+import type {
+  InstanceState,
+  OutcomeBatch,
+  RouteCandidate,
+  RouteQuery,
+  RouteResponse,
+  RoutingStats,
+  ScoreBreakdown,
 } from '@agent-reach/sdk/protocol';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../clock/index.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
+import { CandidatePool } from './candidate-pool.js';
 import { CapabilityIndex } from './capability-index.js';
 import { ConflictBook } from './conflicts.js';
 import { OutcomeBook } from './outcome-window.js';
@@ -41,8 +41,6 @@ interface Answer {
   /** Qualifying candidates after conflict filtering, best score first. */
   ranked: RouteCandidate[];
   conflict: RouteResponse['conflict'];
-  /** Each ranked candidate's JSON, filled in as candidates are served (candidates are never mutated). */
-  json?: Array<string | undefined>;
   conflictJson?: string;
 }
 
@@ -60,6 +58,7 @@ export class Router {
   readonly conflicts: ConflictBook;
   readonly metrics: RoutingMetrics;
   private readonly index: CapabilityIndex;
+  private readonly pool = new CandidatePool();
   private readonly cache: RouteCache<Answer>;
   private readonly liveness: RoutingLiveness;
   private readonly registeredAt = new Map<string, number>();
@@ -97,17 +96,16 @@ export class Router {
   }
 
   /**
-   * `JSON.stringify(route(query))`, byte for byte and with the same draw of the order, but a cached
-   * answer's candidates are serialised once and reused, so a hit costs a lookup and a join.
+   * `JSON.stringify(route(query))`, byte for byte and with the same draw of the order, but each
+   * candidate is serialised once and reused, so a cache hit costs lookups and a join.
    */
   routeJson(query: RouteQuery): string {
     const { answer, cached } = this.answer(query);
-    answer.json ??= [];
     answer.conflictJson ??= JSON.stringify(answer.conflict);
     let candidates = '';
     for (const i of this.order(answer.ranked, query.max_candidates)) {
-      answer.json[i] ??= JSON.stringify(answer.ranked[i]);
-      candidates = candidates.length === 0 ? answer.json[i]! : `${candidates},${answer.json[i]}`;
+      const text = this.pool.json(answer.ranked[i]!);
+      candidates = candidates.length === 0 ? text : `${candidates},${text}`;
     }
     return `{"candidates":[${candidates}],"conflict":${answer.conflictJson},"cached":${cached}}`;
   }
@@ -186,18 +184,7 @@ export class Router {
       const score = scoreOf(breakdown);
       const previous = best.get(record.instance_id);
       if (previous && previous.score >= score) continue;
-      best.set(record.instance_id, {
-        instance_id: record.instance_id,
-        agent_name: record.agent_name,
-        operation: offer.operation,
-        endpoint: record.endpoint,
-        card_url: record.card_url,
-        idempotent: isOperationIdempotent(record.declaration, offer.operation),
-        declaration_version: record.declaration.version,
-        state,
-        score,
-        breakdown,
-      });
+      best.set(record.instance_id, this.pool.candidate(offer, state, breakdown, score));
     }
     const ranked = [...best.values()].sort(
       (a, b) => b.score - a.score || a.instance_id.localeCompare(b.instance_id),
