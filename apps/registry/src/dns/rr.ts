@@ -112,19 +112,28 @@ export function txtRr(strings: readonly string[]): ZoneRr {
   return { rdata: rdataOf('TXT', chunks), text: chunks.map(quoteCharString).join(' ') };
 }
 
-/** An SVCB record via the RFC 9460 codec; `glue` names the in-zone target (or owner, for target "."). */
-export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
+/** A record whose presentation text is formatted on first read (only zone-file export reads it). */
+function lazyTextRr(rdata: Buffer, format: () => string, glue: string | undefined): ZoneRr {
+  let text: string | undefined;
   return {
-    rdata: encodeSvcbRdata(svcb),
-    text: formatSvcbPresentation(svcb),
+    rdata,
+    get text() {
+      text ??= format();
+      return text;
+    },
     ...(glue === undefined ? {} : { glue }),
   };
+}
+
+/** An SVCB record via the RFC 9460 codec; `glue` names the in-zone target (or owner, for target "."). */
+export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
+  // Encoding validates the same params formatting reads, so deferring the text cannot hide an error.
+  return lazyTextRr(encodeSvcbRdata(svcb), () => formatSvcbPresentation(svcb), glue);
 }
 
 /** The same SVCB record with another SvcPriority: the priority is the RDATA's first two octets. */
 export function withSvcPriority(rr: ZoneRr, priority: number): ZoneRr {
   const rdata = Buffer.from(rr.rdata);
   rdata.writeUInt16BE(priority, 0);
-  const text = `${priority}${rr.text.slice(rr.text.indexOf(' '))}`;
-  return { rdata, text, ...(rr.glue === undefined ? {} : { glue: rr.glue }) };
+  return lazyTextRr(rdata, () => `${priority}${rr.text.slice(rr.text.indexOf(' '))}`, rr.glue);
 }

@@ -47,6 +47,42 @@ describe('ConflictBook', () => {
     expect(book.list().map((c) => c.agents)).toEqual([['alpha', 'beta', 'zeta']]);
   });
 
+  it('follows puts, moves and removals exactly as a book built from scratch would', () => {
+    const source = new FakeInstanceSource();
+    const book = new ConflictBook(source, new ManualClock());
+    const formats = [undefined, ['text'], ['json'], ['text', 'json']] as const;
+    let withConflicts = 0;
+    // By key: first-seen times (and so list order) legitimately differ from a fresh book's.
+    const view = (b: ConflictBook) =>
+      b
+        .list()
+        .map(({ key, instances, overlap }) => ({ key, instances, overlap }))
+        .sort((a, b) => a.key.localeCompare(b.key));
+    for (let step = 0; step < 200; step += 1) {
+      const id = `${['alpha', 'beta', 'gamma'][step % 3]}-${step % 7}`;
+      if (step % 5 === 4) source.remove(id);
+      else {
+        const output_formats = formats[(step * 7) % 4];
+        source.put(
+          testInstance(id, {
+            priority: 50 + (Math.floor(step / 6) % 2) * 10,
+            substitutable: step % 11 === 0,
+            operations: {
+              [`op${Math.floor(step / 3) % 2}`]: {
+                constraints: output_formats ? { output_formats: [...output_formats] } : {},
+              },
+            },
+          }),
+        );
+      }
+      const current = view(book);
+      if (current.length > 0) withConflicts += 1;
+      expect(current).toEqual(view(new ConflictBook(source, new ManualClock())));
+    }
+    // The sequence must actually exercise conflicts, not only empty books.
+    expect(withConflicts).toBeGreaterThan(20);
+  });
+
   it('keeps the first-seen time while the conflict lasts and forgets it once resolved', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {

@@ -1,6 +1,7 @@
 import type { ConflictOverlap, ConflictView } from '@agent-reach/sdk/protocol';
 import type { Clock } from '../clock/index.js';
 import type { InstanceSource } from '../instances/instance-source.js';
+import type { InstanceRecord } from '../store/records.js';
 
 /** One conflict: different agents declaring the same operation in one domain at one priority, none substitutable. */
 export interface ConflictEntry {
@@ -44,26 +45,61 @@ function overlapOf(operation: string, offers: Offer[]): ConflictOverlap {
   return { operation, output_formats: formats === null ? null : formats.sort(), max_tokens: maxTokens };
 }
 
+/** The offers of one (domain, operation, priority) group, by agent, from its member instances. */
+function offersOf(members: Map<string, Map<string, InstanceRecord>>, operation: string): Map<string, Offer> {
+  const agents = new Map<string, Offer>();
+  for (const instances of members.values())
+    for (const record of instances.values()) {
+      const { declaration } = record;
+      const spec = declaration.capabilities[operation]!;
+      const declared = spec.constraints.output_formats;
+      const offer = agents.get(record.agent_name);
+      if (!offer) {
+        agents.set(record.agent_name, {
+          substitutable: declaration.substitutable,
+          formats: declared ? new Set(declared) : null,
+          maxTokens: spec.constraints.max_tokens ?? null,
+          instances: [record.instance_id],
+        });
+        continue;
+      }
+      // Instances of one agent mid-rollout: substitutable only if all say so; formats are the union.
+      offer.substitutable &&= declaration.substitutable;
+      offer.formats = offer.formats && declared ? new Set([...offer.formats, ...declared]) : null;
+      offer.instances.push(record.instance_id);
+    }
+  return agents;
+}
+
 /**
  * The live conflicts (seed article 5.2), recomputed after registrations change (once per burst of
  * changes, on the next turn of the event loop, or at once when read). Route consults it to return only
- * the top agent of a conflicting set; `GET /v1/conflicts` lists it.
+ * the top agent of a conflicting set; `GET /v1/conflicts` lists it. Only groups whose members changed
+ * are recomputed, so a registration costs its own groups, not a scan of every instance.
  */
 export class ConflictBook {
-  private entries = new Map<string, ConflictEntry>();
-  private byAgent = new Map<string, ConflictEntry>();
+  private readonly entries = new Map<string, ConflictEntry>();
+  private readonly byAgent = new Map<string, ConflictEntry>();
+  /** Member instances per group key, by agent (a group of one agent is skipped without reading it). */
+  private readonly groups = new Map<string, Map<string, Map<string, InstanceRecord>>>();
+  /** The agent and group keys each instance is a member of. */
+  private readonly groupsOf = new Map<string, { agent: string; keys: string[] }>();
+  /** The conflict entries each group produced last time. */
+  private readonly entriesOf = new Map<string, ConflictEntry[]>();
+  private readonly dirty = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private readonly unsubscribe: () => void;
-  private dirty = false;
   private scheduled: NodeJS.Immediate | undefined;
 
   constructor(
-    private readonly source: InstanceSource,
+    source: InstanceSource,
     private readonly clock: Pick<Clock, 'wallNow'>,
   ) {
+    for (const record of source.all()) this.place(record);
     this.recompute();
-    this.unsubscribe = source.subscribe(() => {
-      this.dirty = true;
+    this.unsubscribe = source.subscribe((changes) => {
+      for (const id of changes.deleted) this.remove(id);
+      for (const record of changes.put) this.place(record);
       // A registration storm recomputes once, not once per registration.
       this.scheduled ??= setImmediate(() => this.refresh());
     });
@@ -92,48 +128,70 @@ export class ConflictBook {
     if (this.scheduled) clearImmediate(this.scheduled);
   }
 
+  private remove(instanceId: string): void {
+    const placed = this.groupsOf.get(instanceId);
+    if (!placed) return;
+    this.groupsOf.delete(instanceId);
+    for (const key of placed.keys) {
+      const members = this.groups.get(key)!;
+      const instances = members.get(placed.agent)!;
+      instances.delete(instanceId);
+      if (instances.size === 0) members.delete(placed.agent);
+      if (members.size === 0) this.groups.delete(key);
+      this.dirty.add(key);
+    }
+  }
+
+  private place(record: InstanceRecord): void {
+    this.remove(record.instance_id);
+    const { declaration } = record;
+    const keys = Object.keys(declaration.capabilities).map((operation) =>
+      groupKey(declaration.domain, operation, declaration.priority),
+    );
+    this.groupsOf.set(record.instance_id, { agent: record.agent_name, keys });
+    for (const key of keys) {
+      let members = this.groups.get(key);
+      if (!members) {
+        members = new Map();
+        this.groups.set(key, members);
+      }
+      let instances = members.get(record.agent_name);
+      if (!instances) {
+        instances = new Map();
+        members.set(record.agent_name, instances);
+      }
+      instances.set(record.instance_id, record);
+      this.dirty.add(key);
+    }
+  }
+
   private refresh(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    if (!this.dirty) return;
-    this.dirty = false;
+    if (this.dirty.size === 0) return;
     this.recompute();
   }
 
   private recompute(): void {
-    const groups = new Map<string, Map<string, Offer>>();
-    for (const record of this.source.all()) {
-      const { declaration } = record;
-      for (const [operation, spec] of Object.entries(declaration.capabilities)) {
-        const key = groupKey(declaration.domain, operation, declaration.priority);
-        let agents = groups.get(key);
-        if (!agents) {
-          agents = new Map();
-          groups.set(key, agents);
-        }
-        const declared = spec.constraints.output_formats;
-        const offer = agents.get(record.agent_name);
-        if (!offer) {
-          agents.set(record.agent_name, {
-            substitutable: declaration.substitutable,
-            formats: declared ? new Set(declared) : null,
-            maxTokens: spec.constraints.max_tokens ?? null,
-            instances: [record.instance_id],
-          });
-          continue;
-        }
-        // Instances of one agent mid-rollout: substitutable only if all say so; formats are the union.
-        offer.substitutable &&= declaration.substitutable;
-        offer.formats = offer.formats && declared ? new Set([...offer.formats, ...declared]) : null;
-        offer.instances.push(record.instance_id);
-      }
+    let changed = false;
+    for (const key of this.dirty) if (this.recomputeGroup(key)) changed = true;
+    this.dirty.clear();
+    if (changed) for (const listener of this.listeners) listener();
+  }
+
+  /** Replaces one group's conflicts; says whether its set of conflict keys changed. */
+  private recomputeGroup(key: string): boolean {
+    const previous = this.entriesOf.get(key) ?? [];
+    for (const entry of previous) {
+      this.entries.delete(entry.key);
+      for (const agent of entry.agents) this.byAgent.delete(`${key}|${agent}`);
     }
-    const next = new Map<string, ConflictEntry>();
-    const byAgent = new Map<string, ConflictEntry>();
-    for (const [key, agents] of groups) {
-      if (agents.size < 2) continue;
+    const members = this.groups.get(key);
+    const [domain, operation, priority] = key.split('|') as [string, string, string];
+    const next: ConflictEntry[] = [];
+    if (members !== undefined && members.size >= 2) {
+      const agents = offersOf(members, operation);
       for (const component of components(agents)) {
-        const [domain, operation, priority] = key.split('|') as [string, string, string];
         const entryKey = `${key}|${component.join(',')}`;
         const offers = component.map((agent) => agents.get(agent)!);
         const entry: ConflictEntry = {
@@ -144,16 +202,18 @@ export class ConflictBook {
           agents: component,
           instances: offers.flatMap((offer) => offer.instances).sort(),
           overlap: overlapOf(operation, offers),
-          since: this.entries.get(entryKey)?.since ?? this.clock.wallNow(),
+          since: previous.find((old) => old.key === entryKey)?.since ?? this.clock.wallNow(),
         };
-        next.set(entryKey, entry);
-        for (const agent of component) byAgent.set(`${key}|${agent}`, entry);
+        next.push(entry);
+        this.entries.set(entryKey, entry);
+        for (const agent of component) this.byAgent.set(`${key}|${agent}`, entry);
       }
     }
-    const changed = next.size !== this.entries.size || [...next.keys()].some((key) => !this.entries.has(key));
-    this.entries = next;
-    this.byAgent = byAgent;
-    if (changed) for (const listener of this.listeners) listener();
+    if (next.length > 0) this.entriesOf.set(key, next);
+    else this.entriesOf.delete(key);
+    return (
+      next.length !== previous.length || next.some((entry) => !previous.some((old) => old.key === entry.key))
+    );
   }
 }
 
