@@ -1,7 +1,6 @@
 /** Layered DAG execution: binding, per-node attempts along the candidate chain, fault isolation. */
 export { bindPlan, candidateRef } from './bind-plan.js';
 export { executePlan } from './execute-plan.js';
-export { mayTryNext } from './fallback-rule.js';
 export { type NodeRunDeps, nodeRequestId, outputText, runNode } from './node-runner.js';
 export type { AttemptOutcome, AttemptRequest, CallAttempt, NodePatch, RunLog } from './ports.js';
 export { type PipelineDeps, type RunRequest, type RunSummary, runPipeline } from './run-pipeline.js';

@@ -1,3 +1,4 @@
+import { mayMoveOn } from '@agent-reach/sdk/client';
 import type { Context, Tracer } from '@opentelemetry/api';
 import { compactContext, estimateTokens, renderContext, type UpstreamOutput } from '../context/index.js';
 import type { NodeOutcome } from '../deliverables/index.js';
@@ -5,7 +6,6 @@ import type { Binding, Candidate } from '../discovery/index.js';
 import type { PlanNode } from '../plan/index.js';
 import { markSpanFailed, traceparentOf, withSpan } from '../telemetry/index.js';
 import { candidateRef } from './bind-plan.js';
-import { mayTryNext } from './fallback-rule.js';
 import type { AttemptOutcome, CallAttempt, RunLog } from './ports.js';
 
 /** What every node of one run shares. */
@@ -172,7 +172,7 @@ export async function runNode(
             ...candidateRef(target),
           },
         });
-        if (!mayTryNext(outcome, target) || i + 1 >= targets.length) break;
+        if (!mayMoveOn(outcome, { idempotent: target.idempotent }) || i + 1 >= targets.length) break;
         if (deps.budget !== undefined && !deps.budget.tryWithdraw()) {
           lastError = { code: lastError.code, message: `${lastError.message} (retry budget exhausted)` };
           break;
