@@ -1,11 +1,14 @@
 // A child-process agent for tests: its handler spins the main thread for `input.busy_ms`.
-// Env: REACH_CONTROL_PLANE_URL, and DECLARATION (a file path) to override the built-in declaration.
+// Env: REACH_CONTROL_PLANE_URL, PORT (default 0), REACH_REGISTRY_TOKEN (optional), and DECLARATION
+// (a file path) to override the built-in declaration. Also used by test/e2e-registry.
 import { isReachError } from '../protocol/index.js';
 import { AgentRuntime } from './agent-runtime.js';
 
 const runtime = new AgentRuntime({
   agentName: 'busy-agent',
   controlPlaneUrl: process.env.REACH_CONTROL_PLANE_URL ?? 'http://127.0.0.1:8701',
+  port: Number(process.env.PORT ?? 0),
+  ...(process.env.REACH_REGISTRY_TOKEN ? { registryToken: process.env.REACH_REGISTRY_TOKEN } : {}),
   ...(process.env.DECLARATION
     ? { capabilityFile: process.env.DECLARATION }
     : {
