@@ -1,6 +1,7 @@
 import { err, ok, ReachError, type Result } from '../protocol/errors.js';
-import type { RouteQuery } from '../protocol/route.js';
+import type { RouteCandidate, RouteQuery } from '../protocol/route.js';
 import type { CompiledClientOptions } from './client-options.js';
+import { ClientRouteCache, ROUTE_CACHE_FILL } from './client-route-cache.js';
 import { resolveViaDns } from './dns-candidates.js';
 import { type ReachTarget, targetFromCandidate } from './reach-target.js';
 import { routeViaRegistry } from './registry-router.js';
@@ -21,30 +22,56 @@ function noCandidates(query: RouteQuery, detail = ''): ReachError {
   });
 }
 
+function fromRegistry(
+  candidates: readonly RouteCandidate[],
+  conflict: Routed['conflict'],
+  cached: boolean,
+): Routed {
+  const targets = candidates.map(targetFromCandidate);
+  return { source: 'registry', cached, conflict, candidates: targets.length, targets };
+}
+
 /**
- * Finds targets: the registry's `POST /v1/route` first; DNS (SVCB, then SRV) only when the registry is
- * unreachable. An empty registry answer is final (the registry knows), so DNS is not asked then.
+ * Finds targets: the client's route cache (when on), then the registry's `POST /v1/route`; DNS (SVCB,
+ * then SRV) only when the registry is unreachable. An empty registry answer is final (the registry
+ * knows), so DNS is not asked then.
  */
 export class CandidateRouter {
+  private readonly cache: ClientRouteCache | undefined;
+
   constructor(
-    private readonly options: Pick<CompiledClientOptions, 'registryUrl' | 'dns' | 'fetch' | 'routeTimeoutMs'>,
-  ) {}
+    private readonly options: Pick<
+      CompiledClientOptions,
+      'registryUrl' | 'dns' | 'fetch' | 'routeTimeoutMs' | 'routeCache' | 'clock'
+    >,
+  ) {
+    const { routeCache } = options;
+    if (routeCache) this.cache = new ClientRouteCache(routeCache.ttlMs, routeCache.maxEntries, options.clock);
+  }
 
   async route(query: RouteQuery, traceparent: string | undefined): Promise<Result<Routed, ReachError>> {
     const { registryUrl, dns } = this.options;
     let why = 'no registry is configured';
     if (registryUrl) {
-      const asked = await routeViaRegistry(registryUrl, query, {
-        fetch: this.options.fetch,
-        timeoutMs: this.options.routeTimeoutMs,
-        ...(traceparent ? { traceparent } : {}),
-      });
+      const hit = this.cache?.get(query);
+      if (hit) return ok(fromRegistry(hit.candidates, hit.conflict, true));
+      // A cache fill asks for every candidate, so calls served from the entry can spread over them all.
+      const asked = await routeViaRegistry(
+        registryUrl,
+        this.cache ? { ...query, max_candidates: ROUTE_CACHE_FILL } : query,
+        {
+          fetch: this.options.fetch,
+          timeoutMs: this.options.routeTimeoutMs,
+          ...(traceparent ? { traceparent } : {}),
+        },
+      );
       if (asked.kind === 'rejected') return err(asked.error);
       if (asked.kind === 'answer') {
         const { candidates, cached, conflict } = asked.response;
         if (candidates.length === 0) return err(noCandidates(query));
-        const targets = candidates.map(targetFromCandidate);
-        return ok({ source: 'registry', cached, conflict, candidates: targets.length, targets });
+        this.cache?.set(query, asked.response);
+        // The registry drew the order over all of them; the request keeps its own max_candidates.
+        return ok(fromRegistry(candidates.slice(0, query.max_candidates), conflict, cached));
       }
       why = `the registry is unreachable (${asked.reason})`;
     }
@@ -59,5 +86,10 @@ export class CandidateRouter {
       .slice(0, query.max_candidates);
     if (targets.length === 0) return err(noCandidates(query, ` (${why}; DNS has none)`));
     return ok({ source: 'dns', cached: false, conflict: null, candidates: targets.length, targets });
+  }
+
+  /** A failed attempt on the instance: cached answers holding it are dropped (the registry is asked). */
+  forgetInstance(instanceId: string): void {
+    this.cache?.forgetInstance(instanceId);
   }
 }

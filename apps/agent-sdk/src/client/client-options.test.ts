@@ -36,7 +36,11 @@ describe('compileClientOptions', () => {
       dns: { host: '127.0.0.1', port: 8053, zone: 'agents.internal' },
       ackTimeoutMs: 3000,
       maxCandidates: 5,
+      routeCache: { ttlMs: 1000, maxEntries: 1000 },
     });
+    const off = ReachConfig.parse({ agent_sdk: { route_cache_ttl_ms: 0 } });
+    expect(compileClientOptions(clientOptionsFromConfig(off)).routeCache).toBe(false);
+    expect(() => compileClientOptions({ routeCache: { ttl: 'soon' } })).toThrow(/routeCache.ttl/);
   });
 });
 

@@ -21,6 +21,13 @@ export interface ReachClientOptions {
   executionTimeout?: DurationInput;
   /** How long a route query to the registry may take before DNS is asked instead. @default '1s' */
   routeTimeout?: DurationInput;
+  /**
+   * The client's own cache of registry route answers: calls for the same need within `ttl` skip the
+   * registry round trip (each still draws its own score-weighted order; a failed attempt drops the
+   * entries holding that instance). `false` asks the registry for every call.
+   * @default { ttl: '1s', maxEntries: 1000 }
+   */
+  routeCache?: false | { ttl?: DurationInput; maxEntries?: number };
   /** Candidates asked of the registry per call (at least `k`, plus fallbacks). @default 3 */
   maxCandidates?: number;
   /** Whether failed attempts move on to the next candidate at all. @default true */
@@ -45,6 +52,7 @@ export interface CompiledClientOptions {
   ackTimeoutMs: number;
   executionTimeoutMs: number;
   routeTimeoutMs: number;
+  routeCache: { ttlMs: number; maxEntries: number } | false;
   maxCandidates: number;
   fallbackEnabled: boolean;
   retryBudget: { ratio: number; minPerSecond: number; maxTokens: number };
@@ -91,6 +99,7 @@ export function compileClientOptions(options: ReachClientOptions = {}): Compiled
   }
   const budget = options.retryBudget ?? {};
   const outcomes = options.outcomes;
+  const routeCache = options.routeCache;
   return {
     registryUrl: options.registryUrl?.replace(/\/+$/, ''),
     dns,
@@ -98,6 +107,13 @@ export function compileClientOptions(options: ReachClientOptions = {}): Compiled
     ackTimeoutMs: ms(options.ackTimeout, 2000, 'ackTimeout'),
     executionTimeoutMs: ms(options.executionTimeout, 30_000, 'executionTimeout'),
     routeTimeoutMs: ms(options.routeTimeout, 1000, 'routeTimeout'),
+    routeCache:
+      routeCache === false
+        ? false
+        : {
+            ttlMs: ms(routeCache?.ttl, 1000, 'routeCache.ttl'),
+            maxEntries: count(routeCache?.maxEntries, 1000, 'routeCache.maxEntries', 1, 1e6),
+          },
     maxCandidates: count(options.maxCandidates, 3, 'maxCandidates', 1, 20),
     fallbackEnabled: options.fallbackEnabled ?? true,
     retryBudget: {
@@ -130,5 +146,6 @@ export function clientOptionsFromConfig(config: ReachConfig): ReachClientOptions
     maxCandidates: sdk.max_candidates,
     fallbackEnabled: sdk.fallback_enabled,
     retryBudget: { ratio: sdk.retry_budget_ratio },
+    routeCache: sdk.route_cache_ttl_ms > 0 ? { ttl: sdk.route_cache_ttl_ms } : false,
   };
 }

@@ -178,6 +178,63 @@ describe('ReachClient fallback rules', () => {
   });
 });
 
+describe('ReachClient route cache', () => {
+  it('asks the registry once per need within the TTL, draws each call over every cached candidate', async () => {
+    const a = await agent(behaviours.answer('a'));
+    const b = await agent(behaviours.answer('b'));
+    const registry = fakeRegistry(() => [candidate('a-1', a.port), candidate('b-1', b.port)]);
+    const clock = new ManualClock();
+    const reach = client(registry, { clock, outcomes: false, maxCandidates: 1, fallbackEnabled: false });
+    const served: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const result = await reach.reach({ need, input: {} });
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      expect(result.value.route.candidates).toBe(1);
+      expect(result.value.route.cached).toBe(i > 0);
+      served.push(result.value.results[0]!.instance_id);
+    }
+    // One fill, asking for every candidate so cached calls can spread over all of them.
+    expect(registry.queries.map((q) => q.max_candidates)).toEqual([20]);
+    expect(new Set(served)).toEqual(new Set(['a-1', 'b-1']));
+    // Another need is another entry; after the TTL the registry is asked again.
+    await reach.reach({ need: { ...need, exclude: ['x'] }, input: {} });
+    expect(registry.queries).toHaveLength(2);
+    clock.advance(1000);
+    await reach.reach({ need, input: {} });
+    expect(registry.queries).toHaveLength(3);
+  });
+
+  it('drops the cached answer when an attempt on one of its instances fails', async () => {
+    const refused = await closedPort();
+    const good = await agent(behaviours.answer('ok'));
+    const registry = fakeRegistry(() => [candidate('refused-1', refused), candidate('good-1', good.port)]);
+    const clock = new ManualClock(); // the TTL never runs out here
+    const reach = client(registry, { clock, outcomes: false, maxCandidates: 2, retryBudget: { ratio: 1 } });
+    let failedOver = 0;
+    let previousFailedOver = true; // the first call must ask: nothing is cached yet
+    for (let i = 0; i < 30; i++) {
+      const before = registry.queries.length;
+      const call = await reach.reach({ need, input: {} });
+      expect(call.ok).toBe(true);
+      if (!call.ok) return;
+      expect(registry.queries.length - before).toBe(previousFailedOver ? 1 : 0);
+      previousFailedOver = call.value.attempts.length === 2;
+      if (previousFailedOver) failedOver++;
+    }
+    expect(failedOver).toBeGreaterThan(0);
+  });
+
+  it('is off with routeCache: false (every call asks the registry)', async () => {
+    const good = await agent(behaviours.answer('ok'));
+    const registry = fakeRegistry(() => [candidate('good-1', good.port)]);
+    const reach = client(registry, { outcomes: false, routeCache: false });
+    for (let i = 0; i < 3; i++) await reach.reach({ need, input: {} });
+    expect(registry.queries).toHaveLength(3);
+    expect(registry.queries.every((q) => q.max_candidates === 3)).toBe(true);
+  });
+});
+
 describe('ReachClient inputs and the registry', () => {
   it('rejects bad needs, request ids, deadlines and k with VALIDATION_FAILED, without calling anyone', async () => {
     const registry = fakeRegistry(() => []);
@@ -202,7 +259,7 @@ describe('ReachClient inputs and the registry', () => {
       status: 400,
       body: { code: 'VALIDATION_FAILED', message: 'nope' },
     }));
-    const result = await client(registry).reach({ need, input: {} });
+    const result = await client(registry, { routeCache: false }).reach({ need, input: {} });
     expect(!result.ok && result.error.code).toBe('VALIDATION_FAILED');
     expect(registry.queries[0]!.max_candidates).toBe(3);
   });

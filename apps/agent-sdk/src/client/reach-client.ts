@@ -62,6 +62,7 @@ export interface ReachSuccess {
   attempts: AttemptRecord[];
   route: {
     source: 'registry' | 'dns';
+    /** Answered from a cache: the client's own route cache or the registry's. */
     cached: boolean;
     candidates: number;
     conflict: { agents: string[]; capability: string } | null;
@@ -153,7 +154,10 @@ export class ReachClient {
       budget: this.budget,
       clock,
       agents: this.agents,
-      report: (outcome) => this.reporter?.add(outcome),
+      report: (outcome) => {
+        this.reporter?.add(outcome);
+        if (!outcome.ok) this.router.forgetInstance(outcome.instance_id);
+      },
       onProgress: request.onProgress,
     };
     const success = (output: unknown, results: TargetResult[], attempts: AttemptRecord[]): ReachResult =>

@@ -67,6 +67,8 @@ export const AgentSdkConfig = z
     fallback_enabled: z.boolean().default(true),
     /** Share of calls that may be retries or fallbacks (seed: about 20 %). */
     retry_budget_ratio: z.number().min(0).max(1).default(0.2),
+    /** ReachClient's own route cache: calls for the same need within this skip the registry; 0 turns it off. */
+    route_cache_ttl_ms: Duration.prefault(1000),
   })
   .strict();
 

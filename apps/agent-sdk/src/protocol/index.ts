@@ -11,3 +11,4 @@ export * from './http-input.js';
 export * from './invoke.js';
 export * from './registration.js';
 export * from './route.js';
+export * from './route-order.js';

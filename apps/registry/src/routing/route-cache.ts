@@ -1,17 +1,7 @@
-import type { RouteQuery } from '@agent-reach/sdk/protocol';
 import type { Clock } from '../clock/index.js';
 
-/**
- * The canonical key of a query: everything that changes which instances qualify and how they score.
- * `max_candidates` is left out (answers are truncated per request) and `exclude` is sorted.
- */
-export function routeCacheKey(query: RouteQuery): string {
-  const c = query.constraints;
-  const exclude = query.exclude.length > 1 ? [...query.exclude].sort() : query.exclude;
-  return `${query.domain ?? ''}\u0000${query.operation}\u0000${c.input_size ?? ''}\u0000${c.max_latency_sec ?? ''}\u0000${
-    c.output_format ?? ''
-  }\u0000${exclude.join(',')}`;
-}
+/** The canonical key of a query is the SDK's (ReachClient's route cache uses the same one). */
+export { routeQueryKey as routeCacheKey } from '@agent-reach/sdk/protocol';
 
 interface Entry<V> {
   value: V;

@@ -7,6 +7,7 @@ import type {
   RoutingStats,
   ScoreBreakdown,
 } from '@agent-reach/sdk/protocol';
+import { drawRouteOrder } from '@agent-reach/sdk/protocol';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../clock/index.js';
 import type { InstanceSource } from '../instances/instance-source.js';
@@ -230,17 +231,9 @@ export class Router {
     return { answer, cached: false };
   }
 
-  // Healthy before suspect; within each, a weighted draw without replacement (Efraimidis-Spirakis):
-  // a candidate's chance of coming first is proportional to its score. Returns indices into `ranked`.
+  // Healthy before suspect, then a score-weighted draw (the SDK's, which ReachClient's cache uses too).
   private order(ranked: readonly RouteCandidate[], limit: number): number[] {
-    const random = this.deps.random ?? Math.random;
-    const keyed = ranked.map((candidate, index) => ({
-      index,
-      tier: candidate.state === 'healthy' ? 0 : 1,
-      key: random() ** (1 / Math.max(candidate.score, 1e-9)),
-    }));
-    keyed.sort((a, b) => a.tier - b.tier || b.key - a.key);
-    return keyed.slice(0, limit).map((entry) => entry.index);
+    return drawRouteOrder(ranked, limit, this.deps.random);
   }
 
   // The earlier of the liveness tracker's (this replica's first sight) and the record's wall-clock time
