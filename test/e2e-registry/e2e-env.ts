@@ -16,14 +16,20 @@ export interface E2eEnv {
   stopAgents(): Promise<void>;
 }
 
-/** Opens the store and starts the registry before the suite; stops both after it. */
-export function useE2eEnv(open: () => Promise<StoreBackend>): () => E2eEnv {
+/** Opens the store and starts the registry (with `registryEnv`, if given) before the suite; stops both after it. */
+export function useE2eEnv(
+  open: () => Promise<StoreBackend>,
+  registryEnv: Record<string, string> = {},
+): () => E2eEnv {
   let env: E2eEnv | undefined;
   const agents: AgentProcess[] = [];
   beforeAll(async () => {
     const store = await open();
     try {
-      const registry = await RegistryProcess.start({ config: registryConfig(store.storage) });
+      const registry = await RegistryProcess.start({
+        config: registryConfig(store.storage),
+        env: registryEnv,
+      });
       env = {
         store,
         registry,

@@ -33,6 +33,8 @@ export interface RegistryProcessOptions {
   port?: number;
   /** The DNS responder's port (UDP and TCP), kept across restarts. @default a free port */
   dnsPort?: number;
+  /** More environment for the process (e.g. a `WallClockShift`'s, to move its wall clock). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -52,6 +54,7 @@ export class RegistryProcess {
     readonly dnsPort: number,
     private readonly dir: string,
     config: RegistryConfigFile,
+    private readonly env: Record<string, string> = {},
   ) {
     this.config = config;
   }
@@ -61,7 +64,7 @@ export class RegistryProcess {
     const port = options.port ?? (await freePort());
     const dnsPort = options.dnsPort ?? (await freePort());
     const dir = await mkdtemp(join(tmpdir(), 'reach-registry-proc-'));
-    const registry = new RegistryProcess(port, dnsPort, dir, options.config);
+    const registry = new RegistryProcess(port, dnsPort, dir, options.config, options.env);
     await registry.launch();
     return registry;
   }
@@ -121,7 +124,7 @@ export class RegistryProcess {
     await writeFile(file, JSON.stringify(config, null, 2));
     const child = spawn(process.execPath, ['--import', 'tsx', REGISTRY_MAIN], {
       cwd: REPO_ROOT,
-      env: { ...process.env, REACH_CONFIG: file, NODE_ENV: 'test' },
+      env: { ...process.env, ...this.env, REACH_CONFIG: file, NODE_ENV: 'test' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     trackChild(child);

@@ -81,6 +81,8 @@ export class Router {
     this.stops.push(
       deps.source.subscribe((changes) => {
         this.cache.invalidateAll();
+        // First sight as the watch delivers it, so a wall-clock step later cannot age the instance.
+        for (const record of changes.put) this.registrationTime(record, undefined);
         for (const id of changes.deleted) this.forget(id);
       }),
     );
@@ -237,7 +239,8 @@ export class Router {
   }
 
   // The earlier of the liveness tracker's (this replica's first sight) and the record's wall-clock time
-  // turned monotonic once at first sight, so a registry restart does not warm every instance up again.
+  // turned monotonic once at first sight (when the watch delivers it), so a registry restart does not
+  // warm every instance up again and a later wall-clock step changes nothing.
   private registrationTime(record: InstanceRecord, fromLiveness: number | undefined): number {
     let at = this.registeredAt.get(record.instance_id);
     if (at === undefined) {
