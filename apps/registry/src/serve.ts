@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { heartbeatFastPath } from './api/heartbeat-fast-path.js';
+import { registerFastPath } from './api/register-fast-path.js';
 import { routeFastPath } from './api/route-fast-path.js';
 import { createRegistry, type Registry, type RegistryOptions } from './registry.js';
 
@@ -38,8 +39,14 @@ export async function startRegistry(
     logger: registry.logger,
     maxBodyBytes: options.config.maxBodyBytes,
   });
+  const register = registerFastPath({
+    verbs: registry.verbs,
+    metrics: registry.metrics,
+    logger: registry.logger,
+    maxBodyBytes: options.config.maxBodyBytes,
+  });
   const server = createServer((req, res) => {
-    if (!heartbeat(req, res) && !route(req, res)) void viaHono(req, res);
+    if (!heartbeat(req, res) && !route(req, res) && !register(req, res)) void viaHono(req, res);
   });
   server.keepAliveTimeout = 65_000;
   try {
