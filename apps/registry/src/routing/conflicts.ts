@@ -20,7 +20,6 @@ interface Offer {
   substitutable: boolean;
   formats: Set<string> | null;
   maxTokens: number | null;
-  instances: string[];
 }
 
 const groupKey = (domain: string, operation: string, priority: number) =>
@@ -45,30 +44,54 @@ function overlapOf(operation: string, offers: Offer[]): ConflictOverlap {
   return { operation, output_formats: formats === null ? null : formats.sort(), max_tokens: maxTokens };
 }
 
-/** The offers of one (domain, operation, priority) group, by agent, from its member instances. */
-function offersOf(members: Map<string, Map<string, InstanceRecord>>, operation: string): Map<string, Offer> {
-  const agents = new Map<string, Offer>();
-  for (const instances of members.values())
-    for (const record of instances.values()) {
-      const { declaration } = record;
-      const spec = declaration.capabilities[operation]!;
-      const declared = spec.constraints.output_formats;
-      const offer = agents.get(record.agent_name);
-      if (!offer) {
-        agents.set(record.agent_name, {
-          substitutable: declaration.substitutable,
-          formats: declared ? new Set(declared) : null,
-          maxTokens: spec.constraints.max_tokens ?? null,
-          instances: [record.instance_id],
-        });
-        continue;
-      }
-      // Instances of one agent mid-rollout: substitutable only if all say so; formats are the union.
-      offer.substitutable &&= declaration.substitutable;
-      offer.formats = offer.formats && declared ? new Set([...offer.formats, ...declared]) : null;
-      offer.instances.push(record.instance_id);
+/**
+ * One agent's member instances of one (domain, operation, priority) group, with what its offer is
+ * made of kept as counts, so reading the offer costs its formats, not its instances.
+ */
+class AgentMembers {
+  readonly instances = new Map<string, InstanceRecord>();
+  #notSubstitutable = 0;
+  /** Instances that declare no output formats (they accept any). */
+  #anyFormat = 0;
+  readonly #formats = new Map<string, number>();
+
+  constructor(private readonly operation: string) {}
+
+  add(record: InstanceRecord): void {
+    this.instances.set(record.instance_id, record);
+    this.#count(record, 1);
+  }
+
+  delete(instanceId: string): void {
+    const record = this.instances.get(instanceId);
+    if (record === undefined) return;
+    this.instances.delete(instanceId);
+    this.#count(record, -1);
+  }
+
+  /** Instances of one agent mid-rollout: substitutable only if all say so; formats are the union; max_tokens is the first instance's. */
+  offer(): Offer {
+    const first = this.instances.values().next().value as InstanceRecord;
+    return {
+      substitutable: this.#notSubstitutable === 0,
+      formats: this.#anyFormat > 0 ? null : new Set(this.#formats.keys()),
+      maxTokens: first.declaration.capabilities[this.operation]!.constraints.max_tokens ?? null,
+    };
+  }
+
+  #count(record: InstanceRecord, step: 1 | -1): void {
+    if (!record.declaration.substitutable) this.#notSubstitutable += step;
+    const declared = record.declaration.capabilities[this.operation]!.constraints.output_formats;
+    if (declared === undefined) {
+      this.#anyFormat += step;
+      return;
     }
-  return agents;
+    for (const format of new Set(declared)) {
+      const count = (this.#formats.get(format) ?? 0) + step;
+      if (count === 0) this.#formats.delete(format);
+      else this.#formats.set(format, count);
+    }
+  }
 }
 
 /**
@@ -81,7 +104,7 @@ export class ConflictBook {
   private readonly entries = new Map<string, ConflictEntry>();
   private readonly byAgent = new Map<string, ConflictEntry>();
   /** Member instances per group key, by agent (a group of one agent is skipped without reading it). */
-  private readonly groups = new Map<string, Map<string, Map<string, InstanceRecord>>>();
+  private readonly groups = new Map<string, Map<string, AgentMembers>>();
   /** The agent and group keys each instance is a member of. */
   private readonly groupsOf = new Map<string, { agent: string; keys: string[] }>();
   /** The conflict entries each group produced last time. */
@@ -134,9 +157,9 @@ export class ConflictBook {
     this.groupsOf.delete(instanceId);
     for (const key of placed.keys) {
       const members = this.groups.get(key)!;
-      const instances = members.get(placed.agent)!;
-      instances.delete(instanceId);
-      if (instances.size === 0) members.delete(placed.agent);
+      const agent = members.get(placed.agent)!;
+      agent.delete(instanceId);
+      if (agent.instances.size === 0) members.delete(placed.agent);
       if (members.size === 0) this.groups.delete(key);
       this.dirty.add(key);
     }
@@ -145,24 +168,24 @@ export class ConflictBook {
   private place(record: InstanceRecord): void {
     this.remove(record.instance_id);
     const { declaration } = record;
-    const keys = Object.keys(declaration.capabilities).map((operation) =>
-      groupKey(declaration.domain, operation, declaration.priority),
-    );
-    this.groupsOf.set(record.instance_id, { agent: record.agent_name, keys });
-    for (const key of keys) {
+    const keys: string[] = [];
+    for (const operation of Object.keys(declaration.capabilities)) {
+      const key = groupKey(declaration.domain, operation, declaration.priority);
+      keys.push(key);
       let members = this.groups.get(key);
       if (!members) {
         members = new Map();
         this.groups.set(key, members);
       }
-      let instances = members.get(record.agent_name);
-      if (!instances) {
-        instances = new Map();
-        members.set(record.agent_name, instances);
+      let agent = members.get(record.agent_name);
+      if (!agent) {
+        agent = new AgentMembers(operation);
+        members.set(record.agent_name, agent);
       }
-      instances.set(record.instance_id, record);
+      agent.add(record);
       this.dirty.add(key);
     }
+    this.groupsOf.set(record.instance_id, { agent: record.agent_name, keys });
   }
 
   private refresh(): void {
@@ -190,18 +213,26 @@ export class ConflictBook {
     const [domain, operation, priority] = key.split('|') as [string, string, string];
     const next: ConflictEntry[] = [];
     if (members !== undefined && members.size >= 2) {
-      const agents = offersOf(members, operation);
-      for (const component of components(agents)) {
+      const offers = new Map([...members].map(([agent, member]) => [agent, member.offer()]));
+      for (const component of components(offers)) {
         const entryKey = `${key}|${component.join(',')}`;
-        const offers = component.map((agent) => agents.get(agent)!);
+        const memberSets = component.map((agent) => members.get(agent)!);
+        let instances: string[] | undefined;
         const entry: ConflictEntry = {
           key: entryKey,
           domain,
           operation,
           priority: Number(priority),
           agents: component,
-          instances: offers.flatMap((offer) => offer.instances).sort(),
-          overlap: overlapOf(operation, offers),
+          // Listed only when read (after a refresh): a registration must not sort a whole group.
+          get instances() {
+            instances ??= memberSets.flatMap((member) => [...member.instances.keys()]).sort();
+            return instances;
+          },
+          overlap: overlapOf(
+            operation,
+            component.map((agent) => offers.get(agent)!),
+          ),
           since: previous.find((old) => old.key === entryKey)?.since ?? this.clock.wallNow(),
         };
         next.push(entry);
