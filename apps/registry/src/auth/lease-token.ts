@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBytesPooled } from './random-pool.js';
 
 /** A fresh lease token: 32 random bytes, base64url. */
@@ -8,12 +8,13 @@ export function newLeaseToken(): string {
 
 /** The sha256 (hex) of a lease token, as stored in the instance record. */
 export function hashLeaseToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Whether `token` hashes to `expectedHashHex`, compared in constant time. */
 export function leaseTokenMatches(token: string, expectedHashHex: string): boolean {
-  const actual = createHash('sha256').update(token).digest();
+  // One-shot hash: no Hash object per heartbeat.
+  const actual = hash('sha256', token, 'buffer');
   const expected = Buffer.from(expectedHashHex, 'hex');
   return expected.length === actual.length && timingSafeEqual(actual, expected);
 }
