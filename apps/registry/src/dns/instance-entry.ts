@@ -9,7 +9,8 @@ import {
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
 import { absoluteName, HOST_LABEL, labelsToWire, RESERVED_LABELS, ZoneNames } from './names.js';
-import { addressRr, srvRr, svcbRr, withSvcPriority, type ZoneRr } from './rr.js';
+import { addressRr, RRTYPE, srvRr, svcbRr, withSvcPriority, type ZoneRr } from './rr.js';
+import type { ZoneNode } from './zone-snapshot.js';
 
 /** The well-known card file name published as key65409. */
 export const AGENT_CARD_WELL_KNOWN = 'agent-card.json';
@@ -36,6 +37,23 @@ export interface InstanceEntry {
   srv(priority: number, weight: number): ZoneRr;
   /** The capability-index SVCB record with this SvcPriority (memoised). */
   indexSvcbAt(priority: number): ZoneRr;
+  /** The instance's own node (address and SVCB), the same object in every snapshot with this TTL. */
+  node(ttl: number): ZoneNode;
+}
+
+/** One node object per entry and TTL: answers and glue encoded for it stay cached across snapshots. */
+function ownNode(name: string, wire: Buffer, address: { type: number; rr: ZoneRr }, selfSvcb: ZoneRr) {
+  let held: ZoneNode | undefined;
+  return (ttl: number): ZoneNode => {
+    if (held === undefined || held.rrsets.get(RRTYPE.SVCB)!.ttl !== ttl) {
+      const rrsets = new Map([
+        [address.type, { type: address.type, ttl, rrs: [address.rr] }],
+        [RRTYPE.SVCB, { type: RRTYPE.SVCB, ttl, rrs: [selfSvcb] }],
+      ]);
+      held = { name, wire, rrsets };
+    }
+    return held;
+  };
 }
 
 // Weights change rarely and take few distinct values: a small per-instance memo keeps rebuilds to lookups.
@@ -84,6 +102,9 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
       srvRr({ priority: key >>> 16, weight: key & 0xffff, port, target, glue: name }),
     );
     const capabilities = publishedCapabilities(record.declaration);
+    const address = addressRr(record.endpoint.host);
+    const selfSvcb = svcbRr({ priority: 1, target: '.', params }, name);
+    const wire = labelsToWire(name);
     return ok({
       record,
       name,
@@ -98,11 +119,12 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
           srvName: srvName === ZoneNames.genericSrv ? null : srvName,
         };
       }),
-      address: addressRr(record.endpoint.host),
-      selfSvcb: svcbRr({ priority: 1, target: '.', params }, name),
+      address,
+      selfSvcb,
       indexSvcb,
       port,
-      wire: labelsToWire(name),
+      wire,
+      node: ownNode(name, wire, address, selfSvcb),
       srv: (priority, weight) => srv(priority * 0x10000 + weight),
       indexSvcbAt: memo((priority) => withSvcPriority(indexSvcb, priority)),
     });

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { RegistryConfig } from '../config.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import { compileDnsOptions } from './dns-config.js';
-import { type DnsResponder, startDnsResponder } from './responder.js';
+import type { DnsResponder } from './responder.js';
+import { startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';
 
 /** The registry's live zone, named and timed by its config; unpublishable registrations are logged. */
@@ -17,12 +18,12 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
   });
 }
 
-/** Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`). */
+/** Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`), on a thread of its own. */
 export function startRegistryDns(
   registry: { zone: Zone; config: RegistryConfig; logger: Logger },
   listen: { host: string; port: number } = compileDnsOptions(registry.config.reach).listen,
 ): Promise<DnsResponder> {
-  return startDnsResponder({
+  return startDnsResponderThread({
     zone: registry.zone,
     host: listen.host,
     port: listen.port,

@@ -59,10 +59,8 @@ export interface SnapshotInput {
 
 class NodeBuilder {
   private readonly nodes = new Map<string, Map<number, ZoneRr[]>>();
-  private readonly wires = new Map<string, Buffer>();
 
-  add(name: string, type: number, rr: ZoneRr, wire?: Buffer): void {
-    if (wire !== undefined) this.wires.set(name, wire);
+  add(name: string, type: number, rr: ZoneRr): void {
     let node = this.nodes.get(name);
     if (node === undefined) {
       node = new Map();
@@ -78,7 +76,7 @@ class NodeBuilder {
     for (const [name, types] of this.nodes) {
       const rrsets = new Map<number, RrSet>();
       for (const [type, rrs] of types) rrsets.set(type, { type, ttl, rrs });
-      out.set(name, { name, wire: this.wires.get(name) ?? labelsToWire(name), rrsets });
+      out.set(name, { name, wire: labelsToWire(name), rrsets });
     }
     return out;
   }
@@ -106,8 +104,6 @@ export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
 
   const capabilities = new Set<string>();
   for (const entry of input.entries) {
-    nodes.add(entry.name, entry.address.type, entry.address.rr, entry.wire);
-    nodes.add(entry.name, RRTYPE.SVCB, entry.selfSvcb);
     const generic = wireWeight(input.weightOf(entry.record));
     nodes.add(ZoneNames.genericSrv, RRTYPE.SRV, entry.srv(generic.srvPriority, generic.weight));
     for (const service of entry.services) {
@@ -122,6 +118,8 @@ export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
     nodes.add(ZoneNames.index, RRTYPE.TXT, txtRr(strings));
 
   const built = nodes.build(ttl);
+  // Instance labels hold nothing but the instance's own records (names.ts reserves the others).
+  for (const entry of input.entries) built.set(entry.name, entry.node(ttl));
   const emptyNonTerminals = new Set<string>();
   for (const name of built.keys()) {
     // Instance labels have no dots, so only the few service names have ancestors.

@@ -3,8 +3,25 @@ import type { InstanceChanges, InstanceSource } from '../instances/instance-sour
 import type { InstanceRecord } from '../store/records.js';
 import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import { normaliseZoneName } from './names.js';
-import { defaultWeightOf, guardedWeightOf, type WeightOf } from './weights.js';
+import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from './weights.js';
 import { buildSnapshot, type SoaTimers, type ZoneSnapshot } from './zone-snapshot.js';
+
+/** What one zone change touched: these instances (put or deleted), or possibly every weight. */
+export type ZoneChange = { ids: readonly string[] } | { weights: true };
+
+/** The fixed parts of a zone: what a copy of it needs besides the instances. */
+export interface ZoneSettings {
+  apex: string;
+  ttl: number;
+  timers: SoaTimers;
+  nameServerAddress: string | undefined;
+}
+
+/** An instance's weights as data: the generic `_agent._tcp` one and one per published capability. */
+export interface InstanceWeights {
+  generic: SrvWeight;
+  byCapability: Record<string, SrvWeight>;
+}
 
 /** How the zone is named and timed. */
 export interface ZoneOptions {
@@ -39,7 +56,7 @@ export class Zone {
   private readonly onSkip: (instanceId: string, error: ReachError) => void;
   private weightOf: WeightOf;
   private readonly entries = new Map<string, InstanceEntry>();
-  private readonly listeners = new Set<(serial: number) => void>();
+  private readonly listeners = new Set<(serial: number, change: ZoneChange) => void>();
   private readonly unsubscribe: () => void;
   private currentSerial: number;
   private cached: ZoneSnapshot | undefined;
@@ -93,11 +110,36 @@ export class Zone {
 
   /** Republishes priorities and weights (the weight function's inputs changed). */
   weightsChanged(): void {
-    this.changed();
+    this.changed({ weights: true });
   }
 
-  /** Calls `listener` with the new serial after each change; returns an unsubscribe function. */
-  onChange(listener: (serial: number) => void): () => void {
+  /** Name, TTL and SOA timers: everything but the instances and the serial. */
+  get settings(): ZoneSettings {
+    return { apex: this.apex, ttl: this.ttl, timers: this.timers, nameServerAddress: this.nameServerAddress };
+  }
+
+  /** Ids of the instances the zone publishes now. */
+  instanceIds(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
+  /** The registration the zone publishes for `instanceId`, or undefined when it is not in the zone. */
+  recordOf(instanceId: string): InstanceRecord | undefined {
+    return this.entries.get(instanceId)?.record;
+  }
+
+  /** The weights the zone gives a published instance now (the weight function's answers as data). */
+  weightsOf(instanceId: string): InstanceWeights | undefined {
+    const entry = this.entries.get(instanceId);
+    if (entry === undefined) return undefined;
+    const byCapability: Record<string, SrvWeight> = {};
+    for (const { capability } of entry.services)
+      byCapability[capability] = this.weightOf(entry.record, capability);
+    return { generic: this.weightOf(entry.record), byCapability };
+  }
+
+  /** Calls `listener` with the new serial and what changed after each change; returns an unsubscribe function. */
+  onChange(listener: (serial: number, change: ZoneChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -112,7 +154,7 @@ export class Zone {
     for (const id of changes.deleted) this.entries.delete(id);
     for (const record of changes.put) this.put(record);
     this.sorted = undefined;
-    this.changed();
+    this.changed({ ids: [...changes.deleted, ...changes.put.map((record) => record.instance_id)] });
   }
 
   private put(record: InstanceRecord): void {
@@ -125,14 +167,14 @@ export class Zone {
     this.onSkip(record.instance_id, entry.error);
   }
 
-  private changed(): void {
+  private changed(change: ZoneChange): void {
     // Wall-clock seconds when they are ahead, so serials keep rising across restarts.
     const next = Math.max(this.currentSerial + 1, Math.floor(this.wallNow() / 1000));
     this.currentSerial = next % U32;
     this.cached = undefined;
     for (const listener of this.listeners) {
       try {
-        listener(this.currentSerial);
+        listener(this.currentSerial, change);
       } catch {
         // A failing observer must not stop the zone from following the source.
       }

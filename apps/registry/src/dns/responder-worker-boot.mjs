@@ -1,0 +1,5 @@
+// Worker threads do not inherit tsx's loader, so the responder thread registers it before loading its TypeScript.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./responder-worker.ts');

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { Zone } from './zone.js';
+import { ZoneFeed } from './zone-feed.js';
+import { exportZoneFile } from './zone-file.js';
+import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
+
+const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
+
+/** A zone, a replica fed by a ZoneFeed, and the updates sent so far. */
+function replicated() {
+  const source = new FakeInstanceSource();
+  source.put(makeInstance('alpha-1', { capabilities: ['summarize'], port: 8001 }));
+  const zone = new Zone(source, options);
+  const updates: ZoneUpdate[] = [];
+  const replica = new ZoneReplica(zone.settings);
+  // Updates cross a thread boundary in production, so the replica only ever sees clones.
+  const feed = new ZoneFeed(zone, (update) => {
+    updates.push(update);
+    replica.apply(structuredClone(update));
+  });
+  replica.apply(structuredClone(feed.initial()));
+  return { source, zone, replica, feed, updates };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+const weightsSettled = () => new Promise((resolve) => setTimeout(resolve, 80));
+
+describe('ZoneReplica fed by a ZoneFeed', () => {
+  it('starts equal to the zone, serial included', () => {
+    const { zone, replica } = replicated();
+    expect(exportZoneFile(replica.snapshot())).toBe(exportZoneFile(zone.snapshot()));
+    expect(replica.snapshot().serial).toBe(zone.serial);
+  });
+
+  it('follows registrations, re-registrations and removals, one update per task', async () => {
+    const { source, zone, replica, updates } = replicated();
+    source.put(makeInstance('beta-1', { capabilities: ['plan', 'summarize'], port: 8002 }));
+    source.put(makeInstance('gamma-1', { host: 'fd00::9', capabilities: ['translate'], port: 8003 }));
+    source.put(makeInstance('alpha-1', { capabilities: ['summarize'], port: 9001 }));
+    expect(updates).toHaveLength(0);
+    await tick();
+    expect(updates).toHaveLength(1);
+    expect(exportZoneFile(replica.snapshot())).toBe(exportZoneFile(zone.snapshot()));
+    source.remove('beta-1');
+    await tick();
+    expect(updates.at(-1)!.deleted).toEqual(['beta-1']);
+    expect(exportZoneFile(replica.snapshot())).toBe(exportZoneFile(zone.snapshot()));
+    expect(exportZoneFile(replica.snapshot())).not.toContain('beta-1');
+  });
+
+  it('carries the weight function as data, sending only the weights that moved', async () => {
+    const { source, zone, replica, updates } = replicated();
+    source.put(makeInstance('beta-1', { capabilities: ['summarize'], port: 8002 }));
+    await tick();
+    let heavy = 'alpha-1';
+    zone.setWeightOf((record, capability) => ({
+      priority: record.instance_id === heavy ? 5 : 20,
+      weight: capability === undefined ? 7 : 3,
+    }));
+    await weightsSettled();
+    expect(exportZoneFile(replica.snapshot())).toBe(exportZoneFile(zone.snapshot()));
+    expect(exportZoneFile(replica.snapshot())).toMatch(/SRV\s+5 3 8001 alpha-1/);
+    heavy = 'beta-1';
+    const before = updates.length;
+    zone.weightsChanged();
+    zone.weightsChanged();
+    await weightsSettled();
+    expect(updates).toHaveLength(before + 1);
+    // Both instances moved; the two calls made one update.
+    expect(
+      updates
+        .at(-1)!
+        .weights.map(([id]) => id)
+        .sort(),
+    ).toEqual(['alpha-1', 'beta-1']);
+    expect(exportZoneFile(replica.snapshot())).toBe(exportZoneFile(zone.snapshot()));
+    const sent = updates.length;
+    zone.weightsChanged();
+    await weightsSettled();
+    expect(updates).toHaveLength(sent + 1);
+    expect(updates.at(-1)!.weights).toEqual([]);
+    expect(replica.snapshot().serial).toBe(zone.serial);
+  });
+
+  it('sends nothing once closed', async () => {
+    const { source, feed, updates } = replicated();
+    feed.close();
+    source.put(makeInstance('beta-1', { port: 8002 }));
+    await tick();
+    expect(updates).toHaveLength(0);
+  });
+});
