@@ -56,6 +56,39 @@ describe('UdpDnsClient', () => {
     expect(server.asked.tcp.length).toBe(before + 1);
   });
 
+  it('pipelines truncated questions over one kept TCP connection, then asks them over TCP directly', async () => {
+    const names = ['research', 'writing', 'planning'];
+    server.records = names.flatMap((cap) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        type: 'SRV' as const,
+        name: `_${cap}._tcp.agents.internal`,
+        priority: 10,
+        weight: 10,
+        port: 9000 + i,
+        target: `${cap}-${i}.agents.internal`,
+      })),
+    );
+    const connections = server.tcpConnections;
+    const client = new UdpDnsClient({ host: '127.0.0.1', port: server.port });
+    const ask = () => Promise.all(names.map((cap) => client.query(`_${cap}._tcp.agents.internal`, 'SRV')));
+    const first = await ask();
+    expect(first.map((r) => r.ok && r.value.viaTcp && r.value.answers[0]!.name)).toEqual(
+      names.map((cap) => `_${cap}._tcp.agents.internal`),
+    );
+    const udpAsked = server.asked.udp.length;
+    const second = await ask();
+    expect(second.map((r) => r.ok && r.value.answers.length)).toEqual([40, 40, 40]);
+    // Known to truncate: no UDP question the second time, and still the one connection.
+    expect(server.asked.udp.length).toBe(udpAsked);
+    expect(server.tcpConnections).toBe(connections + 1);
+    server.dropTcpConnections();
+    await new Promise((r) => setTimeout(r, 20));
+    const third = await ask();
+    expect(third.every((r) => r.ok && r.value.answers.length === 40)).toBe(true);
+    expect(server.tcpConnections).toBe(connections + 2);
+    client.close();
+  });
+
   it('answers NXDOMAIN as a value with no records', async () => {
     server.records = [];
     const client = new UdpDnsClient({ host: '127.0.0.1', port: server.port });

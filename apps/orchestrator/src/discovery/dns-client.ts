@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { connect } from 'node:net';
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import dnsPacket from 'dns-packet';
+import { DnsTcpChannel } from './dns-tcp-channel.js';
 
 /** The record types the capability index asks for. */
 export type DnsQueryType = 'SVCB' | 'SRV' | 'A';
@@ -22,7 +22,7 @@ export interface DnsResponse {
   rcode: string;
   answers: DnsRecord[];
   additionals: DnsRecord[];
-  /** True when the UDP answer was truncated and the question was asked again over TCP. */
+  /** True when the answer came over TCP (the UDP answer was, or is known to be, truncated). */
   viaTcp: boolean;
 }
 
@@ -39,6 +39,10 @@ export interface DnsClientOptions {
   timeoutMs?: number;
   /** UDP tries before giving up. @default 2 */
   udpTries?: number;
+  /** How long the kept TCP connection stays open without questions. @default 5000 */
+  tcpIdleMs?: number;
+  /** How long a question whose UDP answer was truncated is asked over TCP directly. @default 60000 */
+  truncatedMemoMs?: number;
 }
 
 const EDNS_PAYLOAD = 1232;
@@ -65,21 +69,47 @@ function toRecords(list: dnsPacket.Answer[] | undefined): DnsRecord[] {
     });
 }
 
-function parseResponse(buf: Buffer, id: number, viaTcp: boolean): Result<DnsResponse & { tc: boolean }> {
+/** A decoded answer and whether it was truncated. */
+type Parsed = { response: DnsResponse; tc: boolean };
+
+function decodeResponse(buf: Buffer, viaTcp: boolean): Result<Parsed> {
   let packet: dnsPacket.DecodedPacket & { rcode?: string };
   try {
     packet = dnsPacket.decode(buf) as dnsPacket.DecodedPacket & { rcode?: string };
   } catch (cause) {
     return err(new ReachError('UNAVAILABLE', 'DNS answer could not be decoded', { cause }));
   }
-  if (packet.id !== id) return err(new ReachError('UNAVAILABLE', 'DNS answer id does not match the query'));
   return ok({
-    rcode: packet.rcode ?? 'NOERROR',
-    answers: toRecords(packet.answers),
-    additionals: toRecords(packet.additionals),
-    viaTcp,
+    response: {
+      rcode: packet.rcode ?? 'NOERROR',
+      answers: toRecords(packet.answers),
+      additionals: toRecords(packet.additionals),
+      viaTcp,
+    },
     tc: packet.flag_tc,
   });
+}
+
+/**
+ * Decoded answers by their bytes after the id: an authoritative server sends the same bytes until the
+ * records change, so a repeated answer is not decoded again (and is the same object, for later memos).
+ */
+class DecodedAnswers {
+  private readonly byBytes = new Map<string, Parsed>();
+
+  parse(buf: Buffer, id: number, viaTcp: boolean): Result<Parsed> {
+    if (buf.length < 12 || buf.readUInt16BE(0) !== id)
+      return err(new ReachError('UNAVAILABLE', 'DNS answer is too short or its id does not match the query'));
+    const key = `${viaTcp ? 't' : 'u'}${buf.toString('latin1', 2)}`;
+    const known = this.byBytes.get(key);
+    if (known !== undefined) return ok(known);
+    const decoded = decodeResponse(buf, viaTcp);
+    if (!decoded.ok) return decoded;
+    // Only the zone's few questions repeat; the bound keeps a changing zone from growing the map.
+    if (this.byBytes.size >= 256) this.byBytes.clear();
+    this.byBytes.set(key, decoded.value);
+    return decoded;
+  }
 }
 
 function udpExchange(opts: Required<DnsClientOptions>, query: Buffer): Promise<Buffer | null> {
@@ -99,71 +129,67 @@ function udpExchange(opts: Required<DnsClientOptions>, query: Buffer): Promise<B
   });
 }
 
-function tcpExchange(opts: Required<DnsClientOptions>, query: Buffer): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: opts.host, port: opts.port });
-    let chunks = Buffer.alloc(0);
-    const timer = setTimeout(() => finish(null), opts.timeoutMs);
-    function finish(value: Buffer | null): void {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(value);
-    }
-    socket.on('error', () => finish(null));
-    socket.on('connect', () => {
-      const prefix = Buffer.alloc(2);
-      prefix.writeUInt16BE(query.length);
-      socket.write(Buffer.concat([prefix, query]));
-    });
-    socket.on('data', (data) => {
-      chunks = Buffer.concat([chunks, data]);
-      if (chunks.length >= 2 && chunks.length >= 2 + chunks.readUInt16BE(0)) {
-        finish(chunks.subarray(2, 2 + chunks.readUInt16BE(0)));
-      }
-    });
-    socket.on('end', () => finish(null));
-  });
-}
-
-/** A stub resolver for one server: UDP with EDNS0, asked again over TCP when the answer is truncated. */
+/**
+ * A stub resolver for one server: UDP with EDNS0; a truncated answer is asked again over one kept,
+ * pipelined TCP connection, and a question known to truncate goes straight to TCP for a while.
+ */
 export class UdpDnsClient implements DnsClient {
   private readonly opts: Required<DnsClientOptions>;
+  private readonly tcp: DnsTcpChannel;
+  /** Questions whose UDP answer was truncated, until when to ask them over TCP directly. */
+  private readonly truncated = new Map<string, number>();
+  private readonly decoded = new DecodedAnswers();
 
   constructor(options: DnsClientOptions) {
-    this.opts = { timeoutMs: 1000, udpTries: 2, ...options };
+    this.opts = { timeoutMs: 1000, udpTries: 2, tcpIdleMs: 5000, truncatedMemoMs: 60_000, ...options };
+    this.tcp = new DnsTcpChannel(this.opts.host, this.opts.port, this.opts.tcpIdleMs);
   }
 
   async query(name: string, type: DnsQueryType): Promise<Result<DnsResponse>> {
+    const key = `${name.toLowerCase()}|${type}`;
+    if ((this.truncated.get(key) ?? 0) > performance.now()) return this.overTcp(name, type);
     const id = randomInt(0, 65_536);
     const query = encodeQuery(id, name, type);
     let answer: Buffer | null = null;
     for (let i = 0; i < this.opts.udpTries && answer === null; i++)
       answer = await udpExchange(this.opts, query);
-    if (answer === null) return this.overTcp(id, query, name);
-    const parsed = parseResponse(answer, id, false);
+    if (answer === null) return this.overTcp(name, type);
+    const parsed = this.decoded.parse(answer, id, false);
     if (!parsed.ok) return parsed;
-    if (parsed.value.tc) return this.overTcp(id, query, name);
-    return ok(strip(parsed.value));
-  }
-
-  private async overTcp(id: number, query: Buffer, name: string): Promise<Result<DnsResponse>> {
-    const answer = await tcpExchange(this.opts, query);
-    if (answer === null) {
-      return err(
-        new ReachError(
-          'UNAVAILABLE',
-          `DNS server ${this.opts.host}:${this.opts.port} did not answer ${name}`,
-        ),
-      );
+    if (parsed.value.tc) {
+      this.rememberTruncated(key);
+      return this.overTcp(name, type);
     }
-    const parsed = parseResponse(answer, id, true);
-    return parsed.ok ? ok(strip(parsed.value)) : parsed;
+    return ok(parsed.value.response);
   }
-}
 
-function strip(value: DnsResponse & { tc: boolean }): DnsResponse {
-  const { tc: _tc, ...rest } = value;
-  return rest;
+  /** Closes the kept TCP connection (it also closes itself when idle). */
+  close(): void {
+    this.tcp.close();
+  }
+
+  /** Asks over the kept connection; a connection the server had closed is replaced once. */
+  private async overTcp(name: string, type: DnsQueryType): Promise<Result<DnsResponse>> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let id = randomInt(0, 65_536);
+      while (this.tcp.busy(id)) id = randomInt(0, 65_536);
+      const res = await this.tcp.exchange(id, encodeQuery(id, name, type), this.opts.timeoutMs);
+      if (res.ok) {
+        const parsed = this.decoded.parse(res.answer, id, true);
+        return parsed.ok ? ok(parsed.value.response) : parsed;
+      }
+      if (res.failure === 'timeout') break;
+    }
+    return err(
+      new ReachError('UNAVAILABLE', `DNS server ${this.opts.host}:${this.opts.port} did not answer ${name}`),
+    );
+  }
+
+  private rememberTruncated(key: string): void {
+    // Question names come from the catalog and DNS targets; the bound only guards against a flood.
+    if (this.truncated.size >= 1024) this.truncated.clear();
+    this.truncated.set(key, performance.now() + this.opts.truncatedMemoMs);
+  }
 }
 
 /** The numeric type code of a query type. */

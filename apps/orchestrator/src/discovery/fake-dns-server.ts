@@ -22,6 +22,9 @@ export class FakeDnsServer {
   withAdditionals = true;
   private udp: Socket | null = null;
   private tcp: Server | null = null;
+  private readonly sockets = new Set<import('node:net').Socket>();
+  /** TCP connections accepted so far. */
+  tcpConnections = 0;
   port = 0;
 
   /** Binds UDP and TCP on the same free port. */
@@ -52,11 +55,20 @@ export class FakeDnsServer {
 
   async stop(): Promise<void> {
     this.udp?.close();
+    this.dropTcpConnections();
     await new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve()));
+  }
+
+  /** Closes every open TCP connection, as a server's idle timeout would. */
+  dropTcpConnections(): void {
+    for (const sock of this.sockets) sock.destroy();
   }
 
   private serveTcp(sock: import('node:net').Socket): void {
     let buf = Buffer.alloc(0);
+    this.tcpConnections++;
+    this.sockets.add(sock);
+    sock.on('close', () => this.sockets.delete(sock));
     sock.on('error', () => sock.destroy());
     sock.on('data', (data) => {
       buf = Buffer.concat([buf, data]);
