@@ -1,4 +1,8 @@
 import type { Clock } from './clock.js';
+import { httpGet } from './http-get.js';
+
+/** A /health answer is a few fields; anything longer is not one. */
+const HEALTH_MAX_BYTES = 16_384;
 
 /** What a `/health` probe said: ok, a clear no, or no answer in time (unverified). */
 export type Health = 'healthy' | 'unhealthy' | 'unverified';
@@ -9,18 +13,15 @@ export type HealthCheck = (baseUrl: string) => Promise<Health>;
 /** An HTTP `/health` check: `{"status":"ok"}` is healthy, any other answer or a refused connection is not. */
 export function httpHealthCheck(timeoutMs = 800): HealthCheck {
   return async (baseUrl) => {
+    const res = await httpGet(`${baseUrl}/health`, { timeoutMs, maxBytes: HEALTH_MAX_BYTES });
+    // A timeout proves nothing; a refused connection or a garbled answer is a clear no.
+    if (!res.ok) return res.failure === 'timeout' ? 'unverified' : 'unhealthy';
+    if (res.status < 200 || res.status > 299) return 'unhealthy';
     try {
-      const res = await fetch(`${baseUrl}/health`, {
-        signal: AbortSignal.timeout(timeoutMs),
-        redirect: 'error',
-      });
-      const text = await res.text();
-      if (!res.ok) return 'unhealthy';
-      const body = JSON.parse(text) as { status?: unknown };
+      const body = JSON.parse(res.body.toString('utf8')) as { status?: unknown } | null;
       return body?.status === 'ok' ? 'healthy' : 'unhealthy';
-    } catch (cause) {
-      // A timeout proves nothing; a refused connection or a garbled answer is a clear no.
-      return (cause as Error).name === 'TimeoutError' ? 'unverified' : 'unhealthy';
+    } catch {
+      return 'unhealthy';
     }
   };
 }
