@@ -3,6 +3,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  BIND_POOL,
   CapabilityIndex,
   compileOrchestratorConfig,
   type Discovery,
@@ -39,9 +40,10 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }>
 
 /**
  * A discovery must have found every catalog capability through SVCB (else the setup is wrong); returns
- * how many replicas it left out (a card fetch over 1.5 s or a /health probe over 800 ms: a busy machine).
+ * how many replicas it left out of `expected` per capability (a card fetch over 1.5 s or a /health probe
+ * over 800 ms: a busy machine).
  */
-function checkDiscovery(d: Discovery): number {
+function checkDiscovery(d: Discovery, expected: number): number {
   let missing = 0;
   for (const cap of DEFAULT_CATALOG) {
     const view = d.view.capabilities[cap];
@@ -50,23 +52,27 @@ function checkDiscovery(d: Discovery): number {
       const failed = view?.failed.map((f) => `${f.stage}:${f.reason}`).join(', ');
       throw new Error(`discovery of ${cap}: source ${view?.source}, ${usable} usable, failed: ${failed}`);
     }
-    missing += REPLICAS - usable;
+    missing += Math.max(0, expected - usable);
   }
   return missing;
 }
 
+/** A run's discovery (`POST /api/run`): cards and probes only until a primary and 3 alternates are healthy. */
+const RUN = { enoughToBind: true } as const;
+
 async function benchDiscovery(registry: RegistryProcess, fleet: AgentFleet) {
-  const dns = new UdpDnsClient({ host: '127.0.0.1', port: registry.dnsPort });
-  const index = () =>
+  const dnsClient = () => new UdpDnsClient({ host: '127.0.0.1', port: registry.dnsPort });
+  const dns = dnsClient();
+  const index = (client = dns) =>
     new CapabilityIndex({
-      dns,
+      dns: client,
       zone: ZONE,
       dnsServer: `127.0.0.1:${registry.dnsPort}`,
       catalog: DEFAULT_CATALOG,
       fetchCard: httpCardFetcher({ timeoutMs: 1500 }),
       checkHealth: httpHealthCheck(800),
     });
-  // The floor: the seven SVCB questions alone, asked concurrently (UDP, TC, then TCP).
+  // The floor: the seven SVCB questions alone, asked concurrently (known to truncate: over the kept TCP connection).
   const rawDns = () =>
     Promise.all(
       DEFAULT_CATALOG.map(async (cap) => {
@@ -75,37 +81,59 @@ async function benchDiscovery(registry: RegistryProcess, fleet: AgentFleet) {
           throw new Error(`SVCB ${cap}: not ${REPLICAS} answers`);
       }),
     );
-  const cold: number[] = [];
+  /** A just-started orchestrator: new DNS client (no TCP connection, nothing known to truncate), no cards, no health. */
+  const cold = async (options: { enoughToBind?: boolean }) => {
+    await fleet.dropConnections();
+    const client = dnsClient();
+    try {
+      return await timed(() => index(client).discover(undefined, options));
+    } finally {
+      client.close();
+    }
+  };
+  const coldRun: number[] = [];
+  const coldView: number[] = [];
   const raw: number[] = [];
-  let slowProbes = 0;
-  let last: Discovery | undefined;
+  let slow = 0;
+  let lastRun: Discovery | undefined;
+  let lastView: Discovery | undefined;
   // One unrecorded pass first: it pays for this process's JIT warm-up, not for discovery.
   await index().discover();
   for (let i = 0; i < COLD; i++) {
-    await fleet.dropConnections();
-    // A fresh index has no cards and no health answers: a just-started orchestrator.
-    const run = await timed(() => index().discover());
-    if (checkDiscovery(run.value) > 0) slowProbes++;
-    last = run.value;
-    cold.push(run.ms);
+    const run = await cold(RUN);
+    slow += checkDiscovery(run.value, BIND_POOL) > 0 ? 1 : 0;
+    lastRun = run.value;
+    coldRun.push(run.ms);
+    const view = await cold({});
+    slow += checkDiscovery(view.value, REPLICAS) > 0 ? 1 : 0;
+    lastView = view.value;
+    coldView.push(view.ms);
     raw.push((await timed(rawDns)).ms);
   }
   const warmIndex = index();
-  checkDiscovery(await warmIndex.discover());
-  const warm: number[] = [];
+  checkDiscovery(await warmIndex.discover(), REPLICAS);
+  const warmRun: number[] = [];
+  const warmView: number[] = [];
   for (let i = 0; i < WARM; i++) {
-    const run = await timed(() => warmIndex.discover());
-    if (checkDiscovery(run.value) > 0) slowProbes++;
-    warm.push(run.ms);
+    const run = await timed(() => warmIndex.discover(undefined, RUN));
+    slow += checkDiscovery(run.value, BIND_POOL) > 0 ? 1 : 0;
+    warmRun.push(run.ms);
+    const view = await timed(() => warmIndex.discover());
+    slow += checkDiscovery(view.value, REPLICAS) > 0 ? 1 : 0;
+    warmView.push(view.ms);
     raw.push((await timed(rawDns)).ms);
   }
+  dns.close();
   return {
-    cold: summarize(cold),
-    warm: summarize(warm),
+    coldRun: summarize(coldRun),
+    coldView: summarize(coldView),
+    warmRun: summarize(warmRun),
+    warmView: summarize(warmView),
     raw: summarize(raw),
-    slowProbes,
-    stats: last!.view.stats,
-    discovery: last!,
+    slow,
+    runStats: lastRun!.view.stats,
+    viewStats: lastView!.view.stats,
+    discovery: lastView!,
   };
 }
 
@@ -192,32 +220,37 @@ export async function benchOrchestrator(): Promise<Figure[]> {
     });
     const d = await benchDiscovery(registry, fleet);
     const rawRef = { name: 'the 7 SVCB lookups alone, p50', value: d.raw.p50 };
+    const rawP99 = { name: 'SVCB lookups alone, p99', value: d.raw.p99 };
+    const counts = (s: typeof d.runStats) =>
+      `${s.dns_queries} DNS queries, ${s.dns_tcp_fallbacks} via TCP, ${s.card_fetches} card fetches, ${s.health_probes} probes`;
     figures.push(
       {
-        name: `discovery 7 × ${REPLICAS}, warm (cards cached), p50 of ${d.warm.n}`,
-        value: d.warm.p50,
+        name: `discovery 7 × ${REPLICAS}, warm, a run's (DNS asked, cards cached, ${BIND_POOL} healthy per capability), p50 of ${d.warmRun.n}`,
+        value: d.warmRun.p50,
         unit: 'ms',
         reference: rawRef,
         target: { op: '<=', value: 5 },
       },
+      { name: "discovery warm, a run's, p99", value: d.warmRun.p99, unit: 'ms', reference: rawP99 },
       {
-        name: 'discovery warm, p99',
-        value: d.warm.p99,
+        name: `discovery 7 × ${REPLICAS}, warm, every replica checked (GET /api/discovery), p50`,
+        value: d.warmView.p50,
         unit: 'ms',
-        reference: { name: 'SVCB lookups alone, p99', value: d.raw.p99 },
+        reference: rawRef,
       },
       {
-        name: `discovery 7 × ${REPLICAS}, cold (new index, no connections), p50 of ${d.cold.n}`,
-        value: d.cold.p50,
+        name: `discovery 7 × ${REPLICAS}, cold (new index and DNS client, no connections), a run's, p50 of ${d.coldRun.n} (each: ${counts(d.runStats)})`,
+        value: d.coldRun.p50,
         unit: 'ms',
         reference: rawRef,
         target: { op: '<=', value: 50 },
       },
+      { name: "discovery cold, a run's, p99", value: d.coldRun.p99, unit: 'ms', reference: rawP99 },
       {
-        name: `discovery cold, p99 (each: ${d.stats.dns_queries} DNS queries, ${d.stats.dns_tcp_fallbacks} via TCP, ${d.stats.card_fetches} card fetches, ${d.stats.health_probes} probes; ${d.slowProbes} of ${d.cold.n + d.warm.n} discoveries left replicas out: card or probe too slow)`,
-        value: d.cold.p99,
+        name: `discovery cold, every replica checked (GET /api/discovery), p50 (each: ${counts(d.viewStats)}; ${d.slow} of ${2 * (d.coldRun.n + d.warmRun.n)} discoveries left replicas out: card or probe too slow)`,
+        value: d.coldView.p50,
         unit: 'ms',
-        reference: { name: 'SVCB lookups alone, p99', value: d.raw.p99 },
+        reference: rawRef,
       },
     );
 

@@ -83,8 +83,9 @@ describe('CapabilityIndex over DNS', () => {
     dns.withAdditionals = true;
   });
 
-  function index(catalog: string[], healthTimeoutMs = 300) {
+  function index(catalog: string[], healthTimeoutMs = 300, random?: () => number) {
     return new CapabilityIndex({
+      random,
       dns: new UdpDnsClient({ host: '127.0.0.1', port: dns.port }),
       zone: ZONE,
       dnsServer: `127.0.0.1:${dns.port}`,
@@ -226,6 +227,44 @@ describe('CapabilityIndex over DNS', () => {
       });
     }
     expect(idx.bind(d, 'synthesis')).toMatchObject({ ok: false, reason: 'no_dns_record' });
+  });
+
+  it("a run's discovery verifies candidates only until a primary and three alternates are healthy", async () => {
+    const many = await Promise.all(Array.from({ length: 10 }, (_, i) => agent(`writer-${i}`, ['writing'])));
+    dns.records = many.map((a) => svcb('writing', a));
+    const idx = index(['writing']);
+    const run = await idx.discover(undefined, { enoughToBind: true });
+    expect(run.view.capabilities.writing).toMatchObject({ available: true, reason: null, unchecked: 6 });
+    expect(run.view.capabilities.writing!.candidates).toHaveLength(4);
+    expect(run.view.stats).toMatchObject({ card_fetches: 4, health_probes: 4 });
+    const binding = idx.bind(run, 'writing');
+    expect(binding.ok && [binding.primary, ...binding.alternates].length).toBe(4);
+    // The view checks every replica; the four already verified come from the caches.
+    const view = await idx.discover();
+    expect(view.view.capabilities.writing!.candidates).toHaveLength(10);
+    expect(view.view.capabilities.writing!.unchecked).toBeUndefined();
+    expect(view.view.stats).toMatchObject({ card_fetches: 6, card_cache_hits: 4, health_probes: 6 });
+  });
+
+  it("a run's discovery checks the rest when too few of the first are healthy, unverified last", async () => {
+    const names = ['draining-a', 'hang', 'ok-1', 'ok-2', 'ok-3', 'ok-4', 'ok-5'];
+    const started = await Promise.all(
+      names.map((n) =>
+        agent(n, ['planning'], n === 'hang' ? 'hang' : n.startsWith('ok') ? 'ok' : 'draining'),
+      ),
+    );
+    dns.records = started.map((a) => svcb('planning', a));
+    // random() = 0 keeps DNS order: the first round is draining-a, hang, ok-1, ok-2.
+    const first = await index(['planning'], 300, () => 0).discover(undefined, { enoughToBind: true });
+    const view = first.view.capabilities.planning!;
+    expect(view.candidates.map((c) => c.agent_name)).toEqual(['ok-1', 'ok-2', 'ok-3', 'ok-4', 'ok-5']);
+    expect(view.failed.map((f) => [f.instance, f.reason])).toEqual([['draining-a', 'unhealthy']]);
+    expect(view.unchecked).toBeUndefined();
+
+    dns.records = started.slice(0, 2).map((a) => svcb('planning', a));
+    const none = await index(['planning'], 300, () => 0).discover(undefined, { enoughToBind: true });
+    expect(none.view.capabilities.planning).toMatchObject({ available: true, reason: 'unverified_only' });
+    expect(none.view.capabilities.planning!.candidates.map((c) => c.agent_name)).toEqual(['hang']);
   });
 
   it('V2: DNS queries per discovery are the same for 1, 10 and 50 replicas', async () => {

@@ -1,7 +1,7 @@
 import { CardCache } from './card-cache.js';
 import { type CardFetcher, httpCardFetcher } from './card-fetcher.js';
 import { type Clock, systemClock } from './clock.js';
-import { DiscoveryPass } from './discovery-pass.js';
+import { DiscoveryPass, type DnsTargets } from './discovery-pass.js';
 import {
   addStats,
   type Candidate,
@@ -12,7 +12,7 @@ import {
   type FailedCandidate,
 } from './discovery-view.js';
 import { DnsAnswerCache } from './dns-answer-cache.js';
-import type { DnsClient } from './dns-client.js';
+import type { DnsClient, DnsResponse } from './dns-client.js';
 import { type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
 import { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
 
@@ -40,6 +40,9 @@ export interface CapabilityIndexOptions {
 
 /** Most alternates bound behind the primary (seed 3.4). */
 export const MAX_ALTERNATES = 3;
+
+/** How many healthy candidates per capability a run's discovery verifies: a primary and its alternates. */
+export const BIND_POOL = 1 + MAX_ALTERNATES;
 
 /** The result of one discovery: the view and the usable candidates per capability. */
 export interface Discovery {
@@ -74,6 +77,7 @@ export class CapabilityIndex {
   private readonly cards: CardCache;
   private readonly health: HealthProber;
   private readonly answers: DnsAnswerCache;
+  private readonly targetsByAnswer = new WeakMap<DnsResponse, DnsTargets>();
   private readonly clock: Clock;
   private readonly random: Random;
   private readonly totalStats = emptyStats();
@@ -96,11 +100,13 @@ export class CapabilityIndex {
 
   /**
    * Resolves every catalog capability (or the given ones) concurrently; with `reuseDns` (a run's
-   * discovery) DNS answers still within min(TTL, `dnsReuseMs`) are reused instead of asked again.
+   * discovery) DNS answers still within min(TTL, `dnsReuseMs`) are reused instead of asked again, and
+   * with `enoughToBind` (a run's discovery) cards and /health are checked, in selection order, only
+   * until `BIND_POOL` candidates per capability are healthy — the view (`GET /api/discovery`) checks all.
    */
   async discover(
     capabilities: readonly string[] = this.options.catalog,
-    options: { reuseDns?: boolean } = {},
+    options: { reuseDns?: boolean; enoughToBind?: boolean } = {},
   ): Promise<Discovery> {
     const started = this.clock.now();
     const pass = new DiscoveryPass({
@@ -110,6 +116,9 @@ export class CapabilityIndex {
       health: this.health,
       answers: this.answers,
       reuseAnswers: options.reuseDns ?? false,
+      healthyEnough: options.enoughToBind ? BIND_POOL : undefined,
+      random: this.random,
+      targetsByAnswer: this.targetsByAnswer,
     });
     const resolved = await Promise.all([...new Set(capabilities)].map((cap) => pass.resolve(cap)));
     addStats(this.totalStats, pass.tally);

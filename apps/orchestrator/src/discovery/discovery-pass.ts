@@ -1,10 +1,11 @@
-import { CARD_PATH, cardExtension, type Result } from '@agent-reach/sdk/protocol';
+import { type AgentCard, CARD_PATH, cardExtension, type Result } from '@agent-reach/sdk/protocol';
 import type { CardCache } from './card-cache.js';
 import type { Candidate, CapabilityView, DiscoveryStats, FailedCandidate } from './discovery-view.js';
 import type { DnsAnswerCache } from './dns-answer-cache.js';
 import type { DnsClient, DnsQueryType, DnsResponse } from './dns-client.js';
 import { type DnsTarget, firstAddress, type RejectedRecord, srvTargets, svcbTargets } from './dns-records.js';
 import type { HealthProber } from './health-probe.js';
+import { orderCandidates, type Random } from './selection.js';
 
 /** What one pass needs: DNS, the zone, the card cache and the health prober. */
 export interface PassDeps {
@@ -16,7 +17,19 @@ export interface PassDeps {
   answers?: DnsAnswerCache;
   /** Read kept answers instead of asking (a run's discovery). @default false */
   reuseAnswers?: boolean;
+  /**
+   * Verify (card, then /health) a capability's DNS targets in selection order only until this many
+   * are healthy; the rest are left unchecked. @default Infinity (every target)
+   */
+  healthyEnough?: number;
+  /** The draw that orders targets when only some are verified. @default Math.random */
+  random?: Random;
+  /** Targets read from an answer, kept with the answer object (a repeated answer is the same object). */
+  targetsByAnswer?: WeakMap<DnsResponse, DnsTargets>;
 }
+
+/** The targets an answer lists and the records it lists that cannot be used. */
+export type DnsTargets = { targets: DnsTarget[]; rejected: RejectedRecord[] };
 
 /** A capability's resolution: the view plus the usable candidates with their cards. */
 export interface ResolvedCapability {
@@ -29,11 +42,7 @@ type Checked =
   | { kind: 'skipped' }
   | { kind: 'ok'; candidate: Candidate };
 
-type Tier = {
-  source: 'svcb' | 'role_srv' | 'generic_srv_filtered';
-  targets: DnsTarget[];
-  rejected: RejectedRecord[];
-};
+type Tier = DnsTargets & { source: 'svcb' | 'role_srv' | 'generic_srv_filtered' };
 
 function hostPort(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
@@ -52,6 +61,18 @@ function failedFrom(
     reason,
     message,
   };
+}
+
+/** A cached card's extension is read once, not on every discovery (it is a schema parse). */
+const extensions = new WeakMap<AgentCard, ReturnType<typeof cardExtension>>();
+
+function extensionOf(card: AgentCard): ReturnType<typeof cardExtension> {
+  let ext = extensions.get(card);
+  if (ext === undefined) {
+    ext = cardExtension(card);
+    extensions.set(card, ext);
+  }
+  return ext;
 }
 
 /** The card URL to use: only ever on the address and port DNS gave for the instance. */
@@ -110,10 +131,7 @@ export class DiscoveryPass {
         break; // a silent server: the next names would wait on the same silence
       }
       answered = true;
-      const tier: Tier =
-        type === 'SVCB'
-          ? { source, ...svcbTargets(res.value.answers, res.value.additionals, zone) }
-          : { source, targets: srvTargets(res.value.answers, res.value.additionals, zone), rejected: [] };
+      const tier: Tier = { source, ...this.targetsOf(res.value, type) };
       if (tier.targets.length > 0) return this.materialize(capability, tier, queries, dnsFailures);
       for (const r of tier.rejected)
         dnsFailures.push({
@@ -160,6 +178,18 @@ export class DiscoveryPass {
     return pending;
   }
 
+  private targetsOf(res: DnsResponse, type: DnsQueryType): DnsTargets {
+    const known = this.deps.targetsByAnswer?.get(res);
+    if (known !== undefined) return known;
+    const zone = this.deps.zone;
+    const read =
+      type === 'SVCB'
+        ? svcbTargets(res.answers, res.additionals, zone)
+        : { targets: srvTargets(res.answers, res.additionals, zone), rejected: [] };
+    this.deps.targetsByAnswer?.set(res, read);
+    return read;
+  }
+
   private async address(t: DnsTarget): Promise<string | null> {
     if (t.address !== null) return t.address;
     const res = await this.ask(t.target, 'A');
@@ -174,7 +204,7 @@ export class DiscoveryPass {
   ): Promise<ResolvedCapability> {
     for (const r of tier.rejected)
       failed.push({ instance: r.target, endpoint: null, stage: 'dns', reason: r.reason, message: r.reason });
-    const checked = await Promise.all(tier.targets.map((t) => this.check(capability, tier.source, t)));
+    const { checked, unchecked } = await this.checkEnough(capability, tier);
     const healthy: Candidate[] = [];
     const unverified: Candidate[] = [];
     let cardsOk = 0;
@@ -207,8 +237,30 @@ export class DiscoveryPass {
       queries,
       candidates: candidates.map(({ baseUrl: _b, card: _c, ...v }) => v),
       failed,
+      ...(unchecked > 0 ? { unchecked } : {}),
     };
     return { view, candidates };
+  }
+
+  /**
+   * Checks every target, or with `healthyEnough`, the first ones in selection order (priority, then
+   * weighted random): one round of `healthyEnough` targets, and only if too few of them are healthy,
+   * one more round with all the rest, so a dead replica costs one round trip, not one per replica.
+   */
+  private async checkEnough(
+    capability: string,
+    tier: Tier,
+  ): Promise<{ checked: Checked[]; unchecked: number }> {
+    const enough = this.deps.healthyEnough ?? Number.POSITIVE_INFINITY;
+    const check = (t: DnsTarget) => this.check(capability, tier.source, t);
+    if (tier.targets.length <= enough)
+      return { checked: await Promise.all(tier.targets.map(check)), unchecked: 0 };
+    const ordered = orderCandidates(tier.targets, this.deps.random);
+    const checked = await Promise.all(ordered.slice(0, enough).map(check));
+    const healthy = checked.filter((c) => c.kind === 'ok' && c.candidate.health === 'healthy').length;
+    if (healthy >= enough) return { checked, unchecked: ordered.length - enough };
+    checked.push(...(await Promise.all(ordered.slice(enough).map(check))));
+    return { checked, unchecked: 0 };
   }
 
   private async check(capability: string, source: Tier['source'], t: DnsTarget): Promise<Checked> {
@@ -235,7 +287,7 @@ export class DiscoveryPass {
         failure: failedFrom({ ...t, address }, 'card', reason, fetched.error.message),
       };
     }
-    const ext = cardExtension(fetched.value.card);
+    const ext = extensionOf(fetched.value.card);
     const ids = ext?.capability_ids ?? [];
     if (!ids.includes(capability)) {
       // The generic SRV lists every agent; the card filter is how it narrows to this capability.

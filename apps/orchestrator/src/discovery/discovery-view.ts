@@ -54,6 +54,8 @@ export const CapabilityView = z.object({
   queries: z.array(z.string()),
   candidates: z.array(CandidateView),
   failed: z.array(FailedCandidate),
+  /** DNS targets a run's discovery did not verify because enough others were healthy (absent: none). */
+  unchecked: z.number().int().optional(),
 });
 export type CapabilityView = z.infer<typeof CapabilityView>;
 

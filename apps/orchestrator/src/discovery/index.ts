@@ -1,6 +1,7 @@
 /** Capability discovery over DNS: SVCB, role SRV, generic SRV filtered by cards. */
 
 export {
+  BIND_POOL,
   type Binding,
   CapabilityIndex,
   type CapabilityIndexOptions,

@@ -64,7 +64,7 @@ export async function runPipeline(
   const log = new TraceWriter(store, traceId);
   try {
     const discovery = await withSpan(tracer, 'reach.discovery', { parent: runCtx }, () =>
-      deps.index.discover(undefined, { reuseDns: true }),
+      deps.index.discover(undefined, { reuseDns: true, enoughToBind: true }),
     );
     metrics?.discoverySeconds.observe(discovery.view.duration_ms / 1000);
     const available = Object.values(discovery.view.capabilities)
