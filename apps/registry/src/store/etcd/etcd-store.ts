@@ -16,6 +16,7 @@ import { EtcdLeadership } from './etcd-leadership.js';
 import { rangeAll } from './etcd-range.js';
 import { openEtcdWatch } from './etcd-watch.js';
 import { KeepAliveStream } from './keepalive-stream.js';
+import { TxnBatcher } from './txn-batcher.js';
 
 /** Options of the etcd-backed store. */
 export interface EtcdStoreOptions {
@@ -44,6 +45,7 @@ export class EtcdStore implements RegistryStore {
   readonly #keepAlives: KeepAliveStream;
   readonly #watches = new Set<Watch>();
   readonly #leaderships = new Set<Leadership>();
+  readonly #txns: TxnBatcher;
   #closed = false;
 
   private constructor(options: EtcdStoreOptions) {
@@ -58,6 +60,14 @@ export class EtcdStore implements RegistryStore {
     this.#electionTtl = options.electionTtlSeconds ?? 10;
     this.#onError = options.onError ?? ((error: unknown) => console.error('[etcd-store]', error));
     this.#keepAlives = new KeepAliveStream(this.#client.leaseClient, timeout);
+    this.#txns = new TxnBatcher({
+      send: async (success) => {
+        await this.#client.kv.txn({ compare: [], success, failure: [] });
+      },
+      isLeaseNotFound,
+      maxOps: MAX_TXN_OPS,
+      maxInFlight: 4,
+    });
   }
 
   /** Connects to etcd and checks that it answers; STORE_UNAVAILABLE when it does not. */
@@ -132,7 +142,8 @@ export class EtcdStore implements RegistryStore {
     }
     if (requests.length === 0) return ok(undefined);
     try {
-      await this.#client.kv.txn({ compare: [], success: requests, failure: [] });
+      // Commits waiting at the same time share one transaction (one raft write).
+      await this.#txns.commit({ ops: requests, keys: [...seen] });
     } catch (error) {
       // etcd refuses the whole transaction when one put names a missing lease: nothing was written.
       if (isLeaseNotFound(error)) return err('lease_not_found');
