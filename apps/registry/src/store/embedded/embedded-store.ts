@@ -26,7 +26,7 @@ export interface EmbeddedStoreOptions {
   path: string;
   /** @default systemClock */
   clock?: Clock;
-  /** Longest wait before a change is written to the journal. @default 100 */
+  /** Longest wait before a change is written to the journal; 0 writes at the end of each turn of the event loop. @default 0 */
   flushIntervalMs?: number;
   /** Longest wait before written changes are fsynced. @default 1000 */
   syncIntervalMs?: number;

@@ -38,6 +38,22 @@ describe('Journal', () => {
     expect(() => journal.append({ t: 'revoke', l: '5' })).toThrow(/closed/);
   });
 
+  it('by default writes what one turn of the event loop appended at the end of that turn', async () => {
+    const file = join(dir, 'j.jsonl');
+    const journal = await Journal.create(file, { snapshot: empty });
+    journal.append({ t: 'grant', l: '5', ttl: 1000 });
+    journal.append({ t: 'revoke', l: '5' });
+    const appended = performance.now();
+    while ((await readJournal(file)).records.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    // Well inside the 100 ms the journal promises, with no timer to wait for.
+    expect(performance.now() - appended).toBeLessThan(90);
+    expect((await readJournal(file)).records.slice(1)).toEqual([
+      { t: 'grant', l: '5', ttl: 1000 },
+      { t: 'revoke', l: '5' },
+    ]);
+    await journal.close();
+  });
+
   it('rewrites itself as a snapshot once it has grown enough', async () => {
     const file = join(dir, 'j.jsonl');
     const state: JournalSnapshot = { nextLease: 1, leases: [], kv: [] };

@@ -7,7 +7,10 @@ import { type JournalRecord, type JournalSnapshot, parseJournal, snapshotLines }
 export interface JournalOptions {
   /** Captures the whole state synchronously; called when the journal is rewritten. */
   snapshot: () => JournalSnapshot;
-  /** Longest time an appended record waits in memory before it is written. @default 100 */
+  /**
+   * Longest time an appended record waits in memory before it is written; 0 writes what one turn of
+   * the event loop appended at the end of that turn. @default 0
+   */
   flushIntervalMs?: number;
   /** Longest time a written record waits for fsync (the seed's batch sync). @default 1000 */
   syncIntervalMs?: number;
@@ -40,8 +43,9 @@ export async function readJournal(file: string): Promise<JournalContents> {
 }
 
 /**
- * An append-only JSON-lines journal: records gather in memory and are written in batches at least
- * every `flushIntervalMs`; it is rewritten as a snapshot when it grows, and flushed and synced on close.
+ * An append-only JSON-lines journal: records gather in memory and are written in batches, by default
+ * one per turn of the event loop (so no record outlives a turn in memory, and none waits long); it is
+ * rewritten as a snapshot when it grows, and flushed and synced on close.
  */
 export class Journal {
   readonly #file: string;
@@ -49,7 +53,8 @@ export class Journal {
   #handle: FileHandle | undefined;
   #buffer: string[] = [];
   #chain: Promise<void> = Promise.resolve();
-  #flushTimer: NodeJS.Timeout | undefined;
+  /** Cancels the pending flush's timer, if one is pending. */
+  #cancelFlush: (() => void) | undefined;
   #syncTimer: NodeJS.Timeout | undefined;
   #unsynced = false;
   #bytesSinceSnapshot = 0;
@@ -59,7 +64,7 @@ export class Journal {
 
   private constructor(file: string, options: JournalOptions) {
     this.#file = file;
-    this.#opts = { flushIntervalMs: 100, syncIntervalMs: 1000, compactMinBytes: 4 * 1024 * 1024, ...options };
+    this.#opts = { flushIntervalMs: 0, syncIntervalMs: 1000, compactMinBytes: 4 * 1024 * 1024, ...options };
   }
 
   /**
@@ -82,7 +87,7 @@ export class Journal {
     return journal;
   }
 
-  /** Queues one record; it reaches the file within `flushIntervalMs`. */
+  /** Queues one record; it is written at the end of this turn of the event loop, or within `flushIntervalMs`. */
   append(record: JournalRecord): void {
     if (this.#failure !== undefined) {
       throw new ReachError('STORE_UNAVAILABLE', `registry journal ${this.#file} cannot be written`, {
@@ -91,7 +96,15 @@ export class Journal {
     }
     if (this.#closed) throw new ReachError('STORE_UNAVAILABLE', 'the registry store is closed');
     this.#buffer.push(`${JSON.stringify(record)}\n`);
-    this.#flushTimer ??= setTimeout(() => this.#enqueueFlush(), this.#opts.flushIntervalMs).unref();
+    if (this.#cancelFlush !== undefined) return;
+    const delay = this.#opts.flushIntervalMs;
+    if (delay > 0) {
+      const timer = setTimeout(() => this.#enqueueFlush(), delay).unref();
+      this.#cancelFlush = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(() => this.#enqueueFlush());
+      this.#cancelFlush = () => clearImmediate(immediate);
+    }
   }
 
   /** Writes and syncs everything appended so far. */
@@ -120,8 +133,8 @@ export class Journal {
   }
 
   #enqueueFlush(): void {
-    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
+    this.#cancelFlush?.();
+    this.#cancelFlush = undefined;
     this.#chain = this.#chain.then(() => this.#guard(() => this.#writeBuffered()));
   }
 
