@@ -25,6 +25,9 @@ export function heartbeatFastPath(deps: {
   const { verbs, metrics, logger, maxBodyBytes } = deps;
 
   const failure = { logger, metrics, route: ROUTE };
+  // The verb answers with one shared object: serialise it once, not per heartbeat.
+  let lastReply: unknown;
+  let lastText = '';
 
   async function handle(req: IncomingMessage, res: ServerResponse, rawId: string): Promise<void> {
     try {
@@ -32,7 +35,11 @@ export function heartbeatFastPath(deps: {
       const parsed = HeartbeatRequest.safeParse(await readIncomingJson(req, maxBodyBytes));
       if (!parsed.success) throw validationError(parsed.error, 'heartbeat');
       const reply = await verbs.heartbeat(instanceId, parsed.data, req.headers.authorization);
-      sendJsonText(res, 200, JSON.stringify(reply));
+      if (reply !== lastReply) {
+        lastReply = reply;
+        lastText = JSON.stringify(reply);
+      }
+      sendJsonText(res, 200, lastText);
       metrics.countRequest('POST', ROUTE, 200);
     } catch (error) {
       sendFastError(req, res, error, failure);

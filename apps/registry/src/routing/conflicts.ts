@@ -55,7 +55,12 @@ class AgentMembers {
   #anyFormat = 0;
   readonly #formats = new Map<string, number>();
 
-  constructor(private readonly operation: string) {}
+  constructor(
+    /** The group's key, shared by every member (no string per instance). */
+    readonly key: string,
+    readonly agent: string,
+    private readonly operation: string,
+  ) {}
 
   add(record: InstanceRecord): void {
     this.instances.set(record.instance_id, record);
@@ -105,8 +110,8 @@ export class ConflictBook {
   private readonly byAgent = new Map<string, ConflictEntry>();
   /** Member instances per group key, by agent (a group of one agent is skipped without reading it). */
   private readonly groups = new Map<string, Map<string, AgentMembers>>();
-  /** The agent and group keys each instance is a member of. */
-  private readonly groupsOf = new Map<string, { agent: string; keys: string[] }>();
+  /** The member sets each instance is in (one per operation it declares). */
+  private readonly groupsOf = new Map<string, AgentMembers[]>();
   /** The conflict entries each group produced last time. */
   private readonly entriesOf = new Map<string, ConflictEntry[]>();
   private readonly dirty = new Set<string>();
@@ -155,23 +160,21 @@ export class ConflictBook {
     const placed = this.groupsOf.get(instanceId);
     if (!placed) return;
     this.groupsOf.delete(instanceId);
-    for (const key of placed.keys) {
-      const members = this.groups.get(key)!;
-      const agent = members.get(placed.agent)!;
+    for (const agent of placed) {
       agent.delete(instanceId);
-      if (agent.instances.size === 0) members.delete(placed.agent);
-      if (members.size === 0) this.groups.delete(key);
-      this.dirty.add(key);
+      const members = this.groups.get(agent.key)!;
+      if (agent.instances.size === 0) members.delete(agent.agent);
+      if (members.size === 0) this.groups.delete(agent.key);
+      this.dirty.add(agent.key);
     }
   }
 
   private place(record: InstanceRecord): void {
     this.remove(record.instance_id);
     const { declaration } = record;
-    const keys: string[] = [];
+    const placed: AgentMembers[] = [];
     for (const operation of Object.keys(declaration.capabilities)) {
       const key = groupKey(declaration.domain, operation, declaration.priority);
-      keys.push(key);
       let members = this.groups.get(key);
       if (!members) {
         members = new Map();
@@ -179,13 +182,14 @@ export class ConflictBook {
       }
       let agent = members.get(record.agent_name);
       if (!agent) {
-        agent = new AgentMembers(operation);
+        agent = new AgentMembers(key, record.agent_name, operation);
         members.set(record.agent_name, agent);
       }
       agent.add(record);
-      this.dirty.add(key);
+      placed.push(agent);
+      this.dirty.add(agent.key);
     }
-    this.groupsOf.set(record.instance_id, { agent: record.agent_name, keys });
+    this.groupsOf.set(record.instance_id, placed);
   }
 
   private refresh(): void {
