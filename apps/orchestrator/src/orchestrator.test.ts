@@ -9,34 +9,32 @@ import type { Binding, Candidate, Discovery } from './discovery/index.js';
 import type { CallAttempt } from './execution/index.js';
 import { Orchestrator } from './orchestrator.js';
 import { Planner } from './planner/index.js';
-import type { TraceEventInput, TraceStore } from './traces/index.js';
+import type { TraceBatch, TraceEventInput, TraceStore } from './traces/index.js';
 
-/** The five writes a run makes, in memory. */
+/** The two writes a run makes (its start, then its batches), in memory. */
 function memoryStore() {
   const traces = new Map<string, { status: string; summary?: string | null }>();
   const events: Array<{ traceId: string; type: string; data: Record<string, unknown> }> = [];
   const order: string[] = [];
+  const record = (traceId: string, e: TraceEventInput) => {
+    events.push({ traceId, type: e.type, data: e.data as Record<string, unknown> });
+    order.push(e.type);
+  };
   const store = {
-    createTrace: async (input: { id?: string; task: string }) => {
+    createTrace: async (input: { id?: string; task: string }, first?: TraceEventInput) => {
       traces.set(input.id!, { status: 'running' });
+      if (first) record(input.id!, first);
       return { id: input.id } as never;
     },
-    appendEvent: async (traceId: string, e: TraceEventInput) => {
-      events.push({ traceId, type: e.type, data: e.data as Record<string, unknown> });
-      order.push(e.type);
-      return ok({} as never);
-    },
-    appendEvents: async (traceId: string, batch: Array<{ event: TraceEventInput }>) => {
-      for (const b of batch) await store.appendEvent(traceId, b.event);
-      return ok([] as never);
-    },
-    savePlan: async () => ok({} as never),
-    upsertNode: async () => ok({} as never),
-    upsertNodes: async () => ok([] as never),
-    finishTrace: async (traceId: string, input: { status: string; summary?: string | null }) => {
-      traces.set(traceId, input);
-      order.push(`finish:${input.status}`);
-      return ok({} as never);
+    writeBatch: async (traceId: string, batch: TraceBatch) => {
+      for (const b of batch.events ?? []) record(traceId, b.event);
+      const end = batch.finish;
+      if (end) {
+        traces.set(traceId, end.trace);
+        order.push(`finish:${end.trace.status}`);
+        if (end.event) record(traceId, end.event);
+      }
+      return ok({ events: [], finished: end !== undefined });
     },
   };
   return { store: store as unknown as TraceStore, traces, events, order };

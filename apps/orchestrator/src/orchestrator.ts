@@ -89,15 +89,10 @@ export class Orchestrator {
       async (span, ctx) => {
         const { ctx: runCtx, traceId } = ensureTraceContext(ctx);
         try {
-          await this.deps.store.createTrace({
-            id: traceId,
-            task: request.task,
-            meta: { provider: request.provider ?? null },
-          });
-          await this.appendOrThrow(traceId, {
-            type: 'trace_started',
-            data: { task: request.task, provider: request.provider ?? null },
-          });
+          await this.deps.store.createTrace(
+            { id: traceId, task: request.task, meta: { provider: request.provider ?? null } },
+            { type: 'trace_started', data: { task: request.task, provider: request.provider ?? null } },
+          );
         } catch (error) {
           refuse(error);
           throw error;
@@ -143,13 +138,5 @@ export class Orchestrator {
   /** Ids of the runs in progress in this process. */
   active(): string[] {
     return [...this.running.keys()];
-  }
-
-  private async appendOrThrow(
-    traceId: string,
-    event: Parameters<TraceStore['appendEvent']>[1],
-  ): Promise<void> {
-    const r = await this.deps.store.appendEvent(traceId, event);
-    if (!r.ok) throw r.error;
   }
 }

@@ -34,7 +34,7 @@ export interface RunSummary {
 
 /** What one run needs. */
 export interface PipelineDeps {
-  store: Pick<TraceStore, 'appendEvent' | 'appendEvents' | 'upsertNodes' | 'savePlan' | 'finishTrace'>;
+  store: Pick<TraceStore, 'writeBatch'>;
   index: Pick<CapabilityIndex, 'discover' | 'bind'>;
   planner: { plan(task: string, options?: PlanOptions): Promise<PlanResult> };
   call: CallAttempt;
@@ -127,8 +127,6 @@ export async function runPipeline(
       },
       runCtx,
     );
-    // Every queued write lands before the trace is marked finished.
-    await log.flush();
     const summary = assembleDeliverable(outcomes, planned.plan.final_node);
     const outcome = runStatus(outcomes, planned.plan.final_node);
     // A fallback plan means the planner failed: the run is degraded even when every node worked.
@@ -137,30 +135,26 @@ export async function runPipeline(
       : outcome === 'ok' && planned.degraded
         ? 'degraded'
         : outcome;
-    return await finish(deps, traceId, status, summary, t0, planDegraded, outcomes, discovery.view.stats);
+    return await finish(deps, log, status, summary, t0, planDegraded, outcomes, discovery.view.stats);
   } catch (error) {
-    await log.flush().catch(() => {});
     deps.onError?.(error, traceId);
-    const message = isReachError(error)
-      ? `${error.code}: ${error.message}`
-      : String((error as Error)?.message ?? error);
     return finish(
       deps,
-      traceId,
+      log,
       signal.aborted ? 'aborted' : 'failed',
       '',
       t0,
       planDegraded,
       outcomes,
       null,
-      message,
+      reasonOf(error),
     );
   }
 }
 
 async function finish(
   deps: PipelineDeps,
-  traceId: string,
+  log: TraceWriter,
   status: FinalStatus,
   summary: string,
   t0: number,
@@ -170,34 +164,50 @@ async function finish(
   error?: string,
 ): Promise<RunSummary> {
   const duration_ms = Math.round(deps.now() - t0);
-  const final = status;
   const counts: Record<string, number> = {};
   for (const o of outcomes) counts[o.status] = (counts[o.status] ?? 0) + 1;
   const stats = { duration_ms, nodes: counts, discovery: discoveryStats, plan_degraded: planDegraded };
-  // The row first, then the event: a client that sees trace_finished reads a finished trace.
-  const finished = await deps.store
-    .finishTrace(traceId, { status: final, summary, stats, error: error ?? null })
-    .catch((e) => ({ ok: false as const, error: e }));
-  // CONFLICT means the reaper ended it first and already recorded trace_finished.
-  if (finished.ok) {
-    await deps.store
-      .appendEvent(traceId, {
-        type: 'trace_finished',
-        data: {
-          status: final,
-          duration_ms,
-          summary_chars: [...summary].length,
-          ...(error ? { error } : {}),
-        },
-      })
-      .catch(() => {});
+  const end = (s: FinalStatus, text: string, why: string | undefined) => ({
+    trace: { status: s, summary: text, stats, error: why ?? null },
+    event: {
+      type: 'trace_finished' as const,
+      data: { status: s, duration_ms, summary_chars: [...text].length, ...(why ? { error: why } : {}) },
+    },
+  });
+  try {
+    // One transaction: the queued writes, the finished row and trace_finished (skipped when the
+    // reaper ended the trace first; it recorded its own trace_finished).
+    await log.finish(end(status, summary, error));
+  } catch (failure) {
+    // A write of this run failed, so its record is incomplete: the run ends failed, saying why.
+    deps.onError?.(failure, log.traceId);
+    status = 'failed';
+    summary = '';
+    error = reasonOf(failure);
+    await log.finish(end(status, summary, error)).catch(() => {});
   }
   deps.metrics?.runsActive.dec();
-  deps.metrics?.runsFinished.inc({ status: final });
+  deps.metrics?.runsFinished.inc({ status });
   deps.metrics?.runSeconds.observe(duration_ms / 1000);
+  return summaryOf(log.traceId, status, summary, duration_ms, planDegraded, outcomes, error);
+}
+
+function reasonOf(error: unknown): string {
+  return isReachError(error) ? `${error.code}: ${error.message}` : String((error as Error)?.message ?? error);
+}
+
+function summaryOf(
+  trace_id: string,
+  status: FinalStatus,
+  summary: string,
+  duration_ms: number,
+  planDegraded: boolean,
+  outcomes: NodeOutcome[],
+  error?: string,
+): RunSummary {
   return {
-    trace_id: traceId,
-    status: final,
+    trace_id,
+    status,
     summary,
     duration_ms,
     plan_degraded: planDegraded,

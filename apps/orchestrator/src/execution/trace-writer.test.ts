@@ -1,97 +1,136 @@
-import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
-import { describe, expect, it } from 'vitest';
-import type { NodeUpsert, TraceEventInput } from '../traces/index.js';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { collect } from '../traces/contract-helpers.js';
+import { pgliteTraceStore, type TraceBatch, type TraceStore } from '../traces/index.js';
 import { TraceWriter, type TraceWriterStore } from './trace-writer.js';
 
-type OneAtATime = {
-  appendEvent: (id: string, e: TraceEventInput, options?: { at?: Date }) => Promise<Result<unknown>>;
-  upsertNode: (id: string, n: NodeUpsert) => Promise<Result<unknown>>;
-  savePlan: () => Promise<Result<unknown>>;
-};
+let client: PGlite;
+let store: TraceStore;
 
-/** The batch calls a writer makes, played one write at a time into a fake store. */
-function batched(store: OneAtATime): TraceWriterStore {
+beforeAll(async () => {
+  client = await PGlite.create();
+  store = await pgliteTraceStore(client);
+}, 60_000);
+afterAll(async () => {
+  await store.close();
+  await client.close();
+});
+beforeEach(async () => {
+  await client.exec('truncate traces, plans, nodes, events');
+});
+
+/** The real store, with every batch it is asked to write kept. */
+function counted(): TraceWriterStore & { batches: TraceBatch[] } {
+  const batches: TraceBatch[] = [];
   return {
-    appendEvents: async (id, batch) => {
-      for (const b of batch) {
-        const r = await store.appendEvent(id, b.event, b.at === undefined ? {} : { at: b.at });
-        if (!r.ok) return r;
-      }
-      return ok([]);
+    batches,
+    writeBatch: (id, batch) => {
+      batches.push(batch);
+      return store.writeBatch(id, batch);
     },
-    upsertNodes: async (id, inputs) => {
-      for (const n of inputs) await store.upsertNode(id, n);
-      return ok([]);
-    },
-    savePlan: async () => ok({} as never),
   };
 }
 
+const layer = (n: number) => ({
+  type: 'layer_started' as const,
+  data: { layer: n, nodes: [], mode: 'serial' as const },
+});
+const end = {
+  trace: { status: 'ok' as const, summary: 's' },
+  event: { type: 'trace_finished' as const, data: { status: 'ok' as const } },
+};
+
 describe('TraceWriter', () => {
-  it('returns at once and writes in order', async () => {
-    const written: string[] = [];
-    let release!: () => void;
-    const slow = new Promise<void>((r) => (release = r));
-    const store = {
-      appendEvent: async (_id: string, e: { type: string }) => {
-        if (e.type === 'trace_started') await slow;
-        written.push(e.type);
-        return ok({} as never);
-      },
-      upsertNode: async (_id: string, n: { node_id: string; capability: string }) => {
-        written.push(`node ${n.node_id} ${n.capability}`);
-        return ok({} as never);
-      },
-      savePlan: async () => ok({} as never),
-    };
-    const writer = new TraceWriter(batched(store), 't');
-    await writer.event({ type: 'trace_started', data: { task: 'x' } });
-    await writer.node('n1', { capability: 'writing', status: 'pending' } as never);
-    await writer.node('n1', { status: 'running' });
-    expect(written).toEqual([]);
-    release();
-    await writer.flush();
-    expect(written).toEqual(['trace_started', 'node n1 writing', 'node n1 writing']);
+  it('returns at once and writes what piled up within the window as one transaction', async () => {
+    const t = await store.createTrace({ task: 't' }, { type: 'trace_started', data: { task: 't' } });
+    const s = counted();
+    const writer = new TraceWriter(s, t.id, { flushDelayMs: 30 });
+    await writer.event(layer(0));
+    await writer.node('n1', { capability: 'writing', status: 'pending', layer: 0 } as never);
+    await writer.node('n1', { status: 'running', started_at: new Date() });
+    await writer.plan({ raw: null, plan: { nodes: [] }, warnings: [], degraded: false, levels: [['n1']] });
+    await writer.event(layer(1));
+    expect(s.batches).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(s.batches).toHaveLength(1);
+    const detail = await store.getTrace(t.id);
+    expect(detail!.events.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'trace_started'],
+      [2, 'layer_started'],
+      [3, 'layer_started'],
+    ]);
+    expect(detail!.nodes.map((n) => [n.node_id, n.capability, n.status, n.layer])).toEqual([
+      ['n1', 'writing', 'running', 0],
+    ]);
+    expect(detail!.plan?.levels).toEqual([['n1']]);
   });
 
   it('stamps events with the time they happened, not the time they are written', async () => {
-    const stamps: number[] = [];
-    let release!: () => void;
-    const slow = new Promise<void>((r) => (release = r));
-    const store = {
-      appendEvent: async (_id: string, e: { type: string }, options?: { at?: Date }) => {
-        if (e.type === 'trace_started') await slow;
-        stamps.push(options!.at!.getTime());
-        return ok({} as never);
-      },
-      upsertNode: async () => ok({} as never),
-      savePlan: async () => ok({} as never),
-    };
-    let t = 1000;
-    const writer = new TraceWriter(batched(store), 't', () => t);
-    await writer.event({ type: 'trace_started', data: { task: 'x' } });
-    t = 5000;
-    await writer.event({ type: 'layer_started', data: { layer: 0, nodes: [], mode: 'serial' } });
-    t = 9000;
-    release();
+    const t = await store.createTrace({ task: 't' });
+    let now = Date.parse('2026-01-01T00:00:01Z');
+    const writer = new TraceWriter(store, t.id, { now: () => now });
+    await writer.event(layer(0));
+    now += 4000;
+    await writer.event(layer(1));
+    now += 4000;
     await writer.flush();
-    expect(stamps).toEqual([1000, 5000]);
+    const times = (await store.eventsAfter(t.id, 0)).map((e) => e.at.getTime());
+    expect(times).toEqual([now - 8000, now - 4000]);
   });
 
-  it('keeps the first failure, skips later writes and throws it on flush', async () => {
-    let calls = 0;
-    const store = {
-      appendEvent: async () => {
-        calls++;
-        return err(new ReachError('NOT_FOUND', 'gone'));
-      },
-      upsertNode: async () => ok({} as never),
-      savePlan: async () => ok({} as never),
-    };
-    const writer = new TraceWriter(batched(store), 't');
-    await writer.event({ type: 'trace_started', data: { task: 'x' } });
-    await writer.event({ type: 'trace_started', data: { task: 'y' } });
-    await expect(writer.flush()).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(calls).toBe(1);
+  it('finishes with everything queued in the same transaction, trace_finished last', async () => {
+    const t = await store.createTrace({ task: 't' });
+    const s = counted();
+    const writer = new TraceWriter(s, t.id, { flushDelayMs: 60_000 });
+    await writer.event(layer(0));
+    await writer.node('n1', { capability: 'writing', status: 'succeeded', output: 'o' } as never);
+    const finished = await writer.finish(end);
+    expect(finished).toBe(true);
+    expect(s.batches).toHaveLength(1);
+    const detail = await store.getTrace(t.id);
+    expect(detail!.trace).toMatchObject({ status: 'ok', summary: 's', last_seq: 2 });
+    expect(detail!.events.map((e) => e.type)).toEqual(['layer_started', 'trace_finished']);
+    expect(detail!.nodes[0]).toMatchObject({ status: 'succeeded', output: 'o' });
+  });
+
+  it('does not end a trace the reaper already ended, but still writes the queued events', async () => {
+    const t = await store.createTrace({ task: 't' });
+    await store.finishTrace(t.id, { status: 'aborted' });
+    const writer = new TraceWriter(store, t.id);
+    await writer.event(layer(0));
+    expect(await writer.finish(end)).toBe(false);
+    const detail = await store.getTrace(t.id);
+    expect(detail!.trace.status).toBe('aborted');
+    expect(detail!.events.map((e) => e.type)).toEqual(['layer_started']);
+  });
+
+  it('pushes events to subscribers while the run goes on', async () => {
+    const t = await store.createTrace({ task: 't' });
+    const sub = collect(store, t.id, 2, { afterSeq: 0, timeoutMs: 2000 });
+    await sub.ready;
+    const writer = new TraceWriter(store, t.id, { flushDelayMs: 10 });
+    await writer.event(layer(0));
+    await writer.event(layer(1));
+    expect((await sub.done).map((e) => e.seq)).toEqual([1, 2]);
+    sub.close();
+    await writer.finish(end);
+  });
+
+  it('keeps the first failure, writes nothing more and throws it on flush; finish then writes the end alone', async () => {
+    const t = await store.createTrace({ task: 't' });
+    const s = counted();
+    const writer = new TraceWriter(s, t.id);
+    await writer.event(layer(0));
+    // Malformed: the whole batch is refused before anything is written.
+    await writer.event({ type: 'layer_started', data: { layer: -1 } } as never);
+    await expect(writer.flush()).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await writer.event(layer(2));
+    await expect(writer.flush()).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(s.batches).toHaveLength(1);
+    expect(await writer.finish(end)).toBe(true);
+    expect((await store.eventsAfter(t.id, 0)).map((e) => e.type)).toEqual(['trace_finished']);
+    const gone = new TraceWriter(store, 'cd'.repeat(16));
+    await gone.event(layer(0));
+    await expect(gone.flush()).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

@@ -1,107 +1,161 @@
-import type { NodeUpsert, SavePlanInput, TraceEventInput, TraceStore } from '../traces/index.js';
+import type {
+  FinishTraceInput,
+  NodeUpsert,
+  SavePlanInput,
+  TraceBatch,
+  TraceEventInput,
+  TraceStore,
+} from '../traces/index.js';
 import type { NodePatch, RunLog } from './ports.js';
 
-type Op =
-  | { kind: 'event'; event: TraceEventInput; at: Date }
-  | { kind: 'node'; input: NodeUpsert }
-  | { kind: 'plan'; input: SavePlanInput };
+/** The store call a writer makes: everything queued, in one transaction. */
+export type TraceWriterStore = Pick<TraceStore, 'writeBatch'>;
 
-/** The store calls a writer makes: batches of events and node changes, and the plan. */
-export type TraceWriterStore = Pick<TraceStore, 'appendEvents' | 'upsertNodes' | 'savePlan'>;
+/** How a run ends: the trace row's outcome and its trace_finished event. */
+export interface RunEnd {
+  trace: FinishTraceInput;
+  event: TraceEventInput;
+}
+
+/** Options of a TraceWriter. */
+export interface TraceWriterOptions {
+  /** Wall-clock milliseconds for event times. @default Date.now */
+  now?: () => number;
+  /**
+   * How long writes pile up before they are written (the delay live SSE watchers see at most);
+   * `flush` and `finish` write at once. @default 50
+   */
+  flushDelayMs?: number;
+}
 
 /**
- * A run's writes to the trace store, kept in order and off the critical path: `event`, `node` and
- * `plan` return at once; whatever piled up meanwhile is written as one batch per kind (one multi-row
- * INSERT for consecutive events). The first failed write is kept and `flush` throws it, so a run
- * never ends with its record silently incomplete.
+ * A run's writes to the trace store, off the critical path: `event`, `node` and `plan` return at once,
+ * and what piled up within `flushDelayMs` is written as one batch (one transaction). `finish` writes
+ * the rest together with the run's end, so the record is complete the moment the trace is finished.
+ * The first failed write is kept and `flush` throws it, so a run never ends with its record silently
+ * incomplete.
  */
 export class TraceWriter implements RunLog {
-  private pending: Op[] = [];
-  private draining: Promise<void> | null = null;
+  private events: Array<{ event: TraceEventInput; at: Date }> = [];
+  private nodes: NodeUpsert[] = [];
+  private planInput: SavePlanInput | undefined;
+  private end: TraceBatch['finish'];
+  private finished = false;
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
   private failure: unknown = null;
   private readonly capabilities = new Map<string, string>();
+  private readonly now: () => number;
+  private readonly flushDelayMs: number;
 
-  /** @param now wall-clock milliseconds for event times. @default Date.now */
   constructor(
     private readonly store: TraceWriterStore,
     readonly traceId: string,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: TraceWriterOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.flushDelayMs = options.flushDelayMs ?? 50;
+  }
 
   /** Queues an event, stamped with the time it happened rather than the time it is written. */
   event(event: TraceEventInput): Promise<void> {
-    return this.enqueue({ kind: 'event', event, at: new Date(this.now()) });
+    this.events.push({ event, at: new Date(this.now()) });
+    return this.queued();
   }
 
   /** Queues a node change; the first one for a node must carry its capability. */
   node(nodeId: string, patch: NodePatch & { capability?: string }): Promise<void> {
     if (patch.capability !== undefined) this.capabilities.set(nodeId, patch.capability);
     const capability = this.capabilities.get(nodeId) ?? 'unknown';
-    return this.enqueue({ kind: 'node', input: { ...patch, node_id: nodeId, capability } as NodeUpsert });
+    this.nodes.push({ ...patch, node_id: nodeId, capability } as NodeUpsert);
+    return this.queued();
   }
 
   /** Queues the plan. */
   plan(input: SavePlanInput): Promise<void> {
-    return this.enqueue({ kind: 'plan', input });
+    this.planInput = input;
+    return this.queued();
   }
 
-  /** Waits for every queued write; throws the first failure. */
+  /** Writes everything queued now and waits for it; throws the first failure. */
   async flush(): Promise<void> {
-    while (this.draining !== null) await this.draining;
-    if (this.failure !== null) throw this.failure;
-  }
-
-  private enqueue(op: Op): Promise<void> {
-    this.pending.push(op);
-    this.draining ??= this.drain().finally(() => {
-      this.draining = null;
-    });
-    return Promise.resolve();
-  }
-
-  private async drain(): Promise<void> {
-    // Yield first: the run goes on to its next step (an agent's connect) and more writes pile into the batch.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.pending.length > 0) {
-      const ops = this.pending;
-      this.pending = [];
-      for (const group of runsOfKind(ops)) {
-        if (this.failure !== null) return;
-        try {
-          const result = await this.write(group);
-          if (!result.ok) this.failure = result.error;
-        } catch (error) {
-          this.failure = error;
-        }
+    for (;;) {
+      if (this.writing !== null) {
+        await this.writing;
+        continue;
       }
+      if (this.failure !== null) throw this.failure;
+      if (!this.hasPending()) return;
+      this.writeNow();
     }
   }
 
-  private write(group: Op[]): Promise<{ ok: boolean; error?: unknown }> {
-    const first = group[0]!;
-    if (first.kind === 'plan') return this.store.savePlan(this.traceId, first.input);
-    if (first.kind === 'node')
-      return this.store.upsertNodes(
-        this.traceId,
-        group.map((op) => (op as Extract<Op, { kind: 'node' }>).input),
-      );
-    return this.store.appendEvents(
-      this.traceId,
-      group.map((op) => {
-        const e = op as Extract<Op, { kind: 'event' }>;
-        return { event: e.event, at: e.at };
-      }),
+  /**
+   * Writes what is queued together with the run's end, in one transaction; resolves to whether this
+   * ended the trace (false when it had already ended: the reaper got there first). When an earlier write
+   * failed, it throws that failure once and a later call writes the end alone.
+   */
+  async finish(end: RunEnd): Promise<boolean> {
+    const stamped = { ...end, at: new Date(this.now()) };
+    if (this.failure !== null) {
+      this.clear();
+      const r = await this.store.writeBatch(this.traceId, { finish: stamped });
+      if (!r.ok) throw r.error;
+      return r.value.finished;
+    }
+    this.end = stamped;
+    await this.flush();
+    return this.finished;
+  }
+
+  private queued(): Promise<void> {
+    if (this.timer === null && this.writing === null) {
+      this.timer = setTimeout(() => this.writeNow(), this.flushDelayMs);
+    }
+    return Promise.resolve();
+  }
+
+  private hasPending(): boolean {
+    return (
+      this.events.length > 0 ||
+      this.nodes.length > 0 ||
+      this.planInput !== undefined ||
+      this.end !== undefined
     );
   }
-}
 
-/** Consecutive ops of one kind, in order (a plan always stands alone). */
-function runsOfKind(ops: Op[]): Op[][] {
-  const groups: Op[][] = [];
-  for (const op of ops) {
-    const last = groups.at(-1);
-    if (last !== undefined && op.kind !== 'plan' && last[0]!.kind === op.kind) last.push(op);
-    else groups.push([op]);
+  private writeNow(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.writing !== null || this.failure !== null) return;
+    const batch: TraceBatch = {
+      events: this.events,
+      nodes: this.nodes,
+      ...(this.planInput === undefined ? {} : { plan: this.planInput }),
+      ...(this.end === undefined ? {} : { finish: this.end }),
+    };
+    this.clear();
+    this.writing = this.write(batch).finally(() => {
+      this.writing = null;
+      // What was queued while this batch was written waits for the next window (or a flush).
+      if (this.hasPending()) void this.queued();
+    });
   }
-  return groups;
+
+  private async write(batch: TraceBatch): Promise<void> {
+    try {
+      const r = await this.store.writeBatch(this.traceId, batch);
+      if (!r.ok) this.failure = r.error;
+      else if (batch.finish !== undefined) this.finished = r.value.finished;
+    } catch (error) {
+      this.failure = error;
+    }
+  }
+
+  private clear(): void {
+    this.events = [];
+    this.nodes = [];
+    this.planInput = undefined;
+    this.end = undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it, vi } from 'vitest';
 import { type ContractContext, collect, ev } from './contract-helpers.js';
 import type { TraceStore } from './trace-store.js';
 
@@ -42,7 +42,8 @@ export function subscribeCases(ctx: () => ContractContext): void {
     const watcher = collect(store, t.id, 2);
     await watcher.ready;
     await store.appendEvent(t.id, ev('n1'));
-    await new Promise((r) => setTimeout(r, 50));
+    // Wait for the delivery itself, not a fixed time (a busy machine can take longer than 50 ms).
+    await vi.waitFor(() => expect(got).toEqual([1]), { timeout: 5000 });
     sub.close();
     await store.appendEvent(t.id, ev('n2'));
     await watcher.done;

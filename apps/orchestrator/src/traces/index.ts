@@ -27,6 +27,7 @@ export {
 } from './schema.js';
 export { NodeStatus, RunOutcome, TraceStatus } from './status.js';
 export type { EventListener, EventNotifier, TraceSubscription } from './subscriptions.js';
+export type { BatchResult, TraceBatch } from './trace-batch.js';
 export { newTraceId, TraceId } from './trace-id.js';
 export {
   STALE_AFTER_MS,

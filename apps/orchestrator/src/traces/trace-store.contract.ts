@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
+import { batchCases } from './contract-batch.js';
 import { type ContractContext, ManualWallClock } from './contract-helpers.js';
 import { queryCases } from './contract-queries.js';
 import { subscribeCases } from './contract-subscribe.js';
@@ -34,5 +35,6 @@ export function traceStoreContract(name: string, harness: TraceStoreHarness): vo
     writeCases(() => current);
     queryCases(() => current);
     subscribeCases(() => current);
+    batchCases(() => current);
   });
 }

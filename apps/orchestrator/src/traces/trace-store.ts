@@ -1,6 +1,5 @@
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { and, asc, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { type TraceEvent, TraceEventInput } from './events.js';
 import { CreateTraceInput, FinishTraceInput, NodeUpsert, SavePlanInput } from './inputs.js';
@@ -13,10 +12,19 @@ import {
   SubscriptionHub,
   type TraceSubscription,
 } from './subscriptions.js';
+import {
+  type BatchResult,
+  type CheckedBatch,
+  endedAt,
+  insertEvents,
+  notifyLastSeq,
+  type TraceBatch,
+  type TraceDb,
+  writeBatchTx,
+} from './trace-batch.js';
 import { newTraceId, TraceId } from './trace-id.js';
 
-/** Any drizzle Postgres database (postgres.js or PGlite). */
-export type TraceDb = PgDatabase<PgQueryResultHKT>;
+export type { TraceDb } from './trace-batch.js';
 
 /** Wall-clock time for stored timestamps, injected so tests can move it. */
 export interface WallClock {
@@ -56,9 +64,6 @@ function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.
   });
 }
 
-const notFound = (traceId: string) =>
-  err(new ReachError('NOT_FOUND', `no trace ${traceId}`, { data: { traceId } }));
-
 /**
  * The trace store (seed 2.9, ARCHITECTURE §8) on any drizzle Postgres driver: runs, plans, nodes and
  * a per-trace numbered event log, pushed to subscribers through LISTEN/NOTIFY.
@@ -83,18 +88,60 @@ export class TraceStore {
     });
   }
 
-  /** Starts a run in status `running`; CONFLICT when the id is taken. */
-  async createTrace(input: CreateTraceInput): Promise<TraceRow> {
+  /**
+   * Starts a run in status `running`, with `firstEvent` (if given) as event 1 in the same transaction;
+   * CONFLICT when the id is taken.
+   */
+  async createTrace(input: CreateTraceInput, firstEvent?: TraceEventInput): Promise<TraceRow> {
     const v = parse(CreateTraceInput, input, 'trace');
     const id = v.id === undefined ? newTraceId() : parse(TraceId, v.id, 'trace id');
+    const first = firstEvent === undefined ? undefined : parse(TraceEventInput, firstEvent, 'event');
     const now = new Date(this.#clock.now());
-    const [row] = await this.#db
-      .insert(traces)
-      .values({ id, task: v.task, meta: v.meta ?? {}, started_at: now, last_event_at: now })
-      .onConflictDoNothing()
-      .returning();
+    const values = { id, task: v.task, meta: v.meta ?? {}, started_at: now, last_event_at: now };
+    const row =
+      first === undefined
+        ? (await this.#db.insert(traces).values(values).onConflictDoNothing().returning())[0]
+        : await this.#db.transaction(async (tx) => {
+            const [created] = await tx
+              .insert(traces)
+              .values({ ...values, last_seq: 1 })
+              .onConflictDoNothing()
+              .returning({ ...getTableColumns(traces), notified: notifyLastSeq(this.#channel, id) });
+            if (!created) return undefined;
+            await insertEvents(tx, id, [{ v: first, at: now }], 1);
+            const { notified: _, ...trace } = created;
+            return trace;
+          });
     if (!row) throw new ReachError('CONFLICT', `trace ${id} exists`, { data: { traceId: id } });
     return row;
+  }
+
+  /**
+   * Writes what a run queued — events, node changes, the plan and optionally its end — in one
+   * transaction; NOT_FOUND when the trace is gone, VALIDATION_FAILED (thrown) for malformed input.
+   */
+  async writeBatch(traceId: string, batch: TraceBatch): Promise<Result<BatchResult>> {
+    const now = new Date(this.#clock.now());
+    const checked: CheckedBatch = {
+      events: (batch.events ?? []).map((b) => ({
+        v: parse(TraceEventInput, b.event, 'event'),
+        // A queued writer passes when the event happened, so `at` is not the time of the write.
+        at: b.at ?? now,
+      })),
+      nodes: (batch.nodes ?? []).map((n) => parse(NodeUpsert, n, 'node')),
+      plan: batch.plan === undefined ? undefined : parse(SavePlanInput, batch.plan, 'plan'),
+      finish:
+        batch.finish === undefined
+          ? undefined
+          : {
+              trace: parse(FinishTraceInput, batch.finish.trace, 'finish'),
+              event:
+                batch.finish.event === undefined
+                  ? undefined
+                  : { v: parse(TraceEventInput, batch.finish.event, 'event'), at: batch.finish.at ?? now },
+            },
+    };
+    return this.#db.transaction((tx) => writeBatchTx(tx, traceId, checked, this.#ctx(now)));
   }
 
   /** Appends an event with the trace's next seq and notifies subscribers in the same transaction. */
@@ -107,69 +154,22 @@ export class TraceStore {
     return r.ok ? ok(r.value[0]!) : r;
   }
 
-  /**
-   * Appends events in order with consecutive seqs: one seq bump, one multi-row INSERT and one NOTIFY
-   * per event, all in one transaction (a queued writer's batch costs one round trip, not one per event).
-   */
+  /** Appends events in order with consecutive seqs, in one transaction (see `writeBatch`). */
   async appendEvents(
     traceId: string,
     batch: ReadonlyArray<{ event: TraceEventInput; at?: Date }>,
   ): Promise<Result<TraceEvent[]>> {
     if (batch.length === 0) return ok([]);
-    const items = batch.map((b) => ({
-      v: parse(TraceEventInput, b.event, 'event'),
-      // A queued writer passes when the event happened, so `at` is not the time of the write.
-      at: b.at ?? new Date(this.#clock.now()),
-    }));
-    const latest = new Date(Math.max(...items.map((i) => i.at.getTime())));
-    return this.#db.transaction(async (tx) => {
-      // The row lock on the trace serialises appends, so seqs are unique and consecutive.
-      const [bumped] = await tx
-        .update(traces)
-        .set({
-          last_seq: sql`${traces.last_seq} + ${items.length}`,
-          last_event_at: sql`greatest(${traces.last_event_at}, ${latest.toISOString()}::timestamptz)`,
-        })
-        .where(eq(traces.id, traceId))
-        .returning({ seq: traces.last_seq });
-      if (!bumped) return notFound(traceId);
-      const first = bumped.seq - items.length + 1;
-      const rows = items.map((i, k) => ({
-        trace_id: traceId,
-        seq: first + k,
-        type: i.v.type,
-        at: i.at,
-        data: i.v.data,
-      }));
-      await tx.insert(events).values(rows);
-      await tx.execute(
-        sql`select pg_notify(${this.#channel}, ${`${traceId}:`} || s) from generate_series(${first}::int, ${bumped.seq}::int) as s`,
-      );
-      return ok(rows.map((r, k) => ({ ...r, ...items[k]!.v }) as TraceEvent));
-    });
+    const r = await this.writeBatch(traceId, { events: batch });
+    return r.ok ? ok(r.value.events) : r;
   }
 
   /** Stores (or replaces) the plan of a run. */
   async savePlan(traceId: string, input: SavePlanInput): Promise<Result<PlanRow>> {
-    const v = parse(SavePlanInput, input, 'plan');
-    const values = {
-      raw: v.raw ?? null,
-      normalized: v.plan,
-      warnings: v.warnings,
-      degraded: v.degraded,
-      levels: v.levels,
-      provider: v.provider ?? null,
-      attempts: v.attempts ?? [],
-      created_at: new Date(this.#clock.now()),
-    };
-    return this.#withTrace(traceId, async (tx) => {
-      const [row] = await tx
-        .insert(plans)
-        .values({ trace_id: traceId, ...values })
-        .onConflictDoUpdate({ target: plans.trace_id, set: values })
-        .returning();
-      return row!;
-    });
+    const r = await this.writeBatch(traceId, { plan: input });
+    if (!r.ok) return r;
+    const [row] = await this.#db.select().from(plans).where(eq(plans.trace_id, traceId));
+    return ok(row!);
   }
 
   /** Inserts a node or updates the fields given; fields left out keep their value. */
@@ -178,50 +178,26 @@ export class TraceStore {
     return r.ok ? ok(r.value[0]!) : r;
   }
 
-  /** Applies node upserts in order, in one transaction (a queued writer's batch). */
+  /** Applies node upserts in order, in one transaction; one row per node, in order of first mention. */
   async upsertNodes(traceId: string, inputs: readonly NodeUpsert[]): Promise<Result<NodeRow[]>> {
-    const values = inputs.map((input) => parse(NodeUpsert, input, 'node'));
-    return this.#withTrace(traceId, async (tx) => {
-      const rows: NodeRow[] = [];
-      for (const v of values) {
-        const { node_id: _id, ...set } = v;
-        const [row] = await tx
-          .insert(nodes)
-          .values({ ...v, trace_id: traceId })
-          .onConflictDoUpdate({ target: [nodes.trace_id, nodes.node_id], set })
-          .returning();
-        rows.push(row!);
-      }
-      return rows;
-    });
+    const r = await this.writeBatch(traceId, { nodes: inputs });
+    if (!r.ok) return r;
+    const ids = [...new Set(inputs.map((n) => n.node_id))];
+    const rows = await this.#db
+      .select()
+      .from(nodes)
+      .where(and(eq(nodes.trace_id, traceId), inArray(nodes.node_id, ids)));
+    return ok(ids.map((id) => rows.find((row) => row.node_id === id)!));
   }
 
   /** Ends a running trace; CONFLICT when it already ended (e.g. reaped), NOT_FOUND when it is gone. */
   async finishTrace(traceId: string, input: FinishTraceInput): Promise<Result<TraceRow>> {
-    const v = parse(FinishTraceInput, input, 'finish');
-    const now = new Date(this.#clock.now());
-    const [row] = await this.#db
-      .update(traces)
-      .set({
-        status: v.status,
-        finished_at: now,
-        duration_ms: sql`greatest(0, round(extract(epoch from (${now.toISOString()}::timestamptz - ${traces.started_at})) * 1000))::int`,
-        summary: v.summary ?? null,
-        stats: v.stats ?? null,
-        error: v.error ?? null,
-      })
-      .where(and(eq(traces.id, traceId), eq(traces.status, 'running')))
-      .returning();
-    if (row) return ok(row);
-    const exists = await this.#db
-      .select({ status: traces.status })
-      .from(traces)
-      .where(eq(traces.id, traceId));
-    if (exists.length === 0) return notFound(traceId);
+    const r = await this.writeBatch(traceId, { finish: { trace: input } });
+    if (!r.ok) return r;
+    const [row] = await this.#db.select().from(traces).where(eq(traces.id, traceId));
+    if (r.value.finished) return ok(row!);
     return err(
-      new ReachError('CONFLICT', `trace ${traceId} already ended as ${exists[0]!.status}`, {
-        data: { traceId },
-      }),
+      new ReachError('CONFLICT', `trace ${traceId} already ended as ${row?.status}`, { data: { traceId } }),
     );
   }
 
@@ -276,8 +252,7 @@ export class TraceStore {
       .update(traces)
       .set({
         status: 'aborted',
-        finished_at: now,
-        duration_ms: sql`greatest(0, round(extract(epoch from (${now.toISOString()}::timestamptz - ${traces.started_at})) * 1000))::int`,
+        ...endedAt(now),
         error: `no event for ${Math.round(olderThanMs / 1000)} s — aborted as stale`,
       })
       .where(
@@ -313,16 +288,7 @@ export class TraceStore {
     return row?.seq ?? 0;
   }
 
-  // Writers share-lock the trace row, so a concurrent delete either waits or leaves them NOT_FOUND: no orphans.
-  async #withTrace<T>(traceId: string, write: (tx: TraceDb) => Promise<T>): Promise<Result<T>> {
-    return this.#db.transaction(async (tx) => {
-      const [found] = await tx
-        .select({ id: traces.id })
-        .from(traces)
-        .where(eq(traces.id, traceId))
-        .for('share');
-      if (!found) return notFound(traceId);
-      return ok(await write(tx));
-    });
+  #ctx(now = new Date(this.#clock.now())) {
+    return { channel: this.#channel, now };
   }
 }
