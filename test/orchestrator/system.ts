@@ -21,6 +21,8 @@ export async function startSystem(options: {
   agents: Array<{ key: string; env?: Record<string, string> }>;
   agentEnv?: Record<string, string>;
   orchestrator?: Omit<OrchestratorProcessOptions, 'dnsPort'>;
+  /** Sets the orchestrator's `registry_url` to this registry, so it reports its calls' outcomes. */
+  reportOutcomes?: boolean;
 }): Promise<System> {
   const dir = await mkdtemp(join(tmpdir(), 'reach-system-'));
   // A token of its own: agents of another run that find this registry on a reused port cannot join it.
@@ -41,8 +43,17 @@ export async function startSystem(options: {
       REACH_REGISTRY_TOKEN: token,
     });
     cleanup.unshift(() => Promise.all(agents.map((a) => a.process.term().catch(() => undefined))));
+    const config = options.orchestrator?.config ?? {};
     const orchestrator = await OrchestratorProcess.start({
       ...options.orchestrator,
+      ...(options.reportOutcomes
+        ? {
+            config: {
+              ...config,
+              orchestrator: { ...(config.orchestrator ?? {}), registry_url: registry.url },
+            },
+          }
+        : {}),
       dnsPort: registry.dnsPort,
     });
     cleanup.unshift(() => orchestrator.stop());

@@ -24,6 +24,8 @@ export interface OrchestratorConfig {
   pglitePath: string;
   /** Bearer token mutating routes need; null means they are open (loopback default). */
   apiToken: string | null;
+  /** Registry that gets the outcome of every agent call (`orchestrator.registry_url`); null: none. */
+  registryUrl: string | null;
   /** A running trace with no event for this long is aborted. @default 300000 */
   staleAfterMs: number;
   /** How often stale traces are reaped. @default 60000 */
@@ -97,6 +99,7 @@ export function compileOrchestratorConfig(
     databaseUrl: o.database_url ? checkPostgresUrl(o.database_url) : null,
     pglitePath: join(reach.storage.path, 'orchestrator-traces'),
     apiToken: o.api_token ?? null,
+    registryUrl: o.registry_url?.replace(/\/+$/, '') ?? null,
     staleAfterMs: o.stale_after,
     reapIntervalMs: Math.min(60_000, o.stale_after),
     providers: o.providers,

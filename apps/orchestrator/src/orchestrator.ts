@@ -30,6 +30,8 @@ export interface OrchestratorDeps {
   metrics?: OrchestratorMetrics;
   /** The retry budget fallbacks spend (the SDK's RetryBudget). */
   budget?: { deposit(): void; tryWithdraw(): boolean };
+  /** Gets every attempt's outcome (the SDK's OutcomeReporter, when a registry URL is configured). */
+  outcomes?: PipelineDeps['outcomes'];
   /** Where unexpected run failures are reported. */
   onError?: (error: unknown, traceId: string) => void;
   /** Monotonic milliseconds. @default performance.now */

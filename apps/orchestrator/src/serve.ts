@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RetryBudget } from '@agent-reach/sdk/client';
+import { OutcomeReporter, RetryBudget } from '@agent-reach/sdk/client';
 import { systemClock } from '@agent-reach/sdk/runtime';
 import { createAdaptorServer } from '@hono/node-server';
 import { trace } from '@opentelemetry/api';
@@ -77,6 +77,11 @@ export async function startOrchestrator(
     negativeTtlMs: config.discovery.negativeTtlMs,
   });
   const calls = sdkCallAttempt(config.call);
+  // Outcomes go to the registry as ReachClient's do, so routing's health window sees orchestrated calls.
+  const outcomes =
+    config.registryUrl === null
+      ? undefined
+      : new OutcomeReporter({ registryUrl: config.registryUrl, fetch, clock: systemClock });
   const orchestrator = new Orchestrator({
     store,
     index,
@@ -90,6 +95,7 @@ export async function startOrchestrator(
       systemClock,
     ),
     metrics,
+    ...(outcomes === undefined ? {} : { outcomes }),
     onError: (error, traceId) => logger.error({ err: error, traceId }, 'run failed unexpectedly'),
   });
   let stopping = false;
@@ -115,6 +121,7 @@ export async function startOrchestrator(
   } catch (error) {
     reaper.stop();
     calls.close();
+    await outcomes?.close();
     if (options.store === undefined) await store.close();
     throw error;
   }
@@ -132,6 +139,7 @@ export async function startOrchestrator(
       server.closeAllConnections();
       await closed;
       calls.close();
+      await outcomes?.close();
       if (options.store === undefined) await store.close();
     })();
     return stopped;

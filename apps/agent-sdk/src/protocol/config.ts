@@ -119,6 +119,8 @@ export const OrchestratorConfig = z
     listen: HostPort.default('127.0.0.1:8702'),
     /** Postgres URL; without one the trace store runs on PGlite under storage.path. */
     database_url: z.string().optional(),
+    /** Registry the orchestrator reports its calls' outcomes to (`POST /v1/outcomes`); none: not reported. */
+    registry_url: z.string().url().optional(),
     api_token: z.string().min(8).optional(),
     providers: z.array(ProviderConfig).default([]),
     stale_after: Seconds.prefault(300),

@@ -4,7 +4,8 @@ import type { Binding, Candidate } from '../discovery/index.js';
 import type { Plan } from '../plan/index.js';
 import { TraceEventInput } from '../traces/events.js';
 import { executePlan } from './execute-plan.js';
-import type { AttemptOutcome, CallAttempt, NodePatch, RunLog } from './ports.js';
+import { outcomeReport } from './outcome-report.js';
+import type { AttemptOutcome, AttemptReport, CallAttempt, NodePatch, RunLog } from './ports.js';
 
 function candidate(name: string, idempotent = true): Candidate {
   return {
@@ -135,14 +136,27 @@ describe('executePlan', () => {
       return target.agent_name === 'dead' ? brokenAfterAck : ok('fine');
     };
     const single: Plan = { ...plan, nodes: [plan.nodes[0]!], final_node: 'n1' };
+    const reports: AttemptReport[] = [];
     const outcomes = await executePlan(
       single,
       [['n1']],
       new Map([['n1', bound(candidate('dead'), candidate('alive'))]]),
-      deps(call, r.log),
+      { ...deps(call, r.log), onAttempt: (a) => reports.push(a) },
       ROOT_CONTEXT,
     );
     expect(outcomes[0]!.status).toBe('succeeded');
+    // What goes to the registry: both attempts, the second one a fallback that ended the call.
+    expect(reports.map(outcomeReport)).toMatchObject([
+      {
+        instance_id: 'dead-1',
+        attempt: 1,
+        ok: false,
+        failure: 'stream_broken',
+        fallback: false,
+        final: false,
+      },
+      { instance_id: 'alive-1', attempt: 2, ok: true, fallback: true, final: true },
+    ]);
     expect(seen.map((s) => s.agent)).toEqual(['dead', 'alive']);
     expect(new Set(seen.map((s) => s.id))).toEqual(new Set([`${'a'.repeat(32)}.n1`]));
     expect(r.types()).toEqual([

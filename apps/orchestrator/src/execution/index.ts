@@ -2,7 +2,15 @@
 export { bindPlan, candidateRef } from './bind-plan.js';
 export { executePlan } from './execute-plan.js';
 export { type NodeRunDeps, nodeRequestId, outputText, runNode } from './node-runner.js';
-export type { AttemptOutcome, AttemptRequest, CallAttempt, NodePatch, RunLog } from './ports.js';
+export { outcomeReport } from './outcome-report.js';
+export type {
+  AttemptOutcome,
+  AttemptReport,
+  AttemptRequest,
+  CallAttempt,
+  NodePatch,
+  RunLog,
+} from './ports.js';
 export { type PipelineDeps, type RunRequest, type RunSummary, runPipeline } from './run-pipeline.js';
 export { type SdkCallOptions, sdkCallAttempt } from './sdk-call.js';
 export { TraceWriter } from './trace-writer.js';

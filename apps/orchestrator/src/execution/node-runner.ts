@@ -6,7 +6,7 @@ import type { Binding, Candidate } from '../discovery/index.js';
 import type { PlanNode } from '../plan/index.js';
 import { markSpanFailed, traceparentOf, withSpan } from '../telemetry/index.js';
 import { candidateRef } from './bind-plan.js';
-import type { AttemptOutcome, CallAttempt, RunLog } from './ports.js';
+import type { AttemptReport, CallAttempt, RunLog } from './ports.js';
 
 /** What every node of one run shares. */
 export interface NodeRunDeps {
@@ -20,8 +20,8 @@ export interface NodeRunDeps {
   /** Monotonic milliseconds. */
   now: () => number;
   signal?: AbortSignal;
-  /** Observes each attempt (metrics). */
-  onAttempt?: (outcome: AttemptOutcome) => void;
+  /** Observes each attempt (metrics, outcome reports). */
+  onAttempt?: (report: AttemptReport) => void;
   /** The retry budget fallbacks spend (the SDK's RetryBudget); none means unlimited. */
   budget?: { deposit(): void; tryWithdraw(): boolean };
 }
@@ -135,7 +135,19 @@ export async function runNode(
           },
         );
         made = attempt;
-        deps.onAttempt?.(outcome);
+        // The fallback rule, then the retry budget (spent only when the rule allows another attempt).
+        let moveOn =
+          !outcome.ok && mayMoveOn(outcome, { idempotent: target.idempotent }) && i + 1 < targets.length;
+        const budgetExhausted = moveOn && deps.budget !== undefined && !deps.budget.tryWithdraw();
+        moveOn &&= !budgetExhausted;
+        deps.onAttempt?.({
+          outcome,
+          target,
+          requestId: request.request_id,
+          capability: node.capability,
+          attempt,
+          final: !moveOn && (outcome.ok || outcome.failure !== 'cancelled'),
+        });
         if (outcome.ok) {
           const text = outputText(outcome.output);
           const chars = [...text].length;
@@ -172,11 +184,10 @@ export async function runNode(
             ...candidateRef(target),
           },
         });
-        if (!mayMoveOn(outcome, { idempotent: target.idempotent }) || i + 1 >= targets.length) break;
-        if (deps.budget !== undefined && !deps.budget.tryWithdraw()) {
+        if (budgetExhausted) {
           lastError = { code: lastError.code, message: `${lastError.message} (retry budget exhausted)` };
-          break;
         }
+        if (!moveOn) break;
       }
       markSpanFailed(span, lastError.message);
       await log.event({ type: 'node_failed', data: { ...base, stage: 'execution', error: lastError } });

@@ -57,6 +57,18 @@ export type AttemptOutcome =
       ms: number;
     };
 
+/** One attempt as it ended, for metrics and outcome reports. */
+export interface AttemptReport {
+  outcome: AttemptOutcome;
+  target: Candidate;
+  requestId: string;
+  capability: string;
+  /** 1 for the primary, 2 for the first alternate, … */
+  attempt: number;
+  /** True when nothing more is tried for the node after this attempt (and it was not cancelled). */
+  final: boolean;
+}
+
 /** Calls one candidate once; the caller decides about the next one. */
 export type CallAttempt = (
   target: Candidate,

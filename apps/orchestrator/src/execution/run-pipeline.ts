@@ -1,3 +1,4 @@
+import type { OutcomeReport } from '@agent-reach/sdk/client';
 import { isReachError } from '@agent-reach/sdk/protocol';
 import type { Context, Tracer } from '@opentelemetry/api';
 import type { OrchestratorMetrics } from '../api/metrics.js';
@@ -9,6 +10,7 @@ import type { RunOutcome, TraceStatus } from '../traces/status.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import { bindPlan } from './bind-plan.js';
 import { executePlan } from './execute-plan.js';
+import { outcomeReport } from './outcome-report.js';
 import type { CallAttempt } from './ports.js';
 import { TraceWriter } from './trace-writer.js';
 
@@ -43,6 +45,8 @@ export interface PipelineDeps {
   now: () => number;
   metrics?: OrchestratorMetrics;
   budget?: { deposit(): void; tryWithdraw(): boolean };
+  /** Where each attempt's outcome goes (the SDK's OutcomeReporter, sending to the registry). */
+  outcomes?: { add(outcome: OutcomeReport): void };
   onError?: (error: unknown, traceId: string) => void;
 }
 
@@ -123,7 +127,10 @@ export async function runPipeline(
         now: deps.now,
         signal,
         ...(deps.budget === undefined ? {} : { budget: deps.budget }),
-        onAttempt: (o) => metrics?.attempts.inc({ outcome: o.ok ? 'ok' : o.failure }),
+        onAttempt: (report) => {
+          metrics?.attempts.inc({ outcome: report.outcome.ok ? 'ok' : report.outcome.failure });
+          deps.outcomes?.add(outcomeReport(report));
+        },
       },
       runCtx,
     );
