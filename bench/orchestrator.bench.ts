@@ -9,6 +9,7 @@ import {
   type Discovery,
   httpCardFetcher,
   httpHealthCheck,
+  openPostgresTraceStore,
   type RunningOrchestrator,
   type RunSummary,
   startOrchestrator,
@@ -195,11 +196,89 @@ async function runDag(orch: RunningOrchestrator, fleet: AgentFleet) {
     return t;
   };
   return {
+    traceId: summary.trace_id,
     e2e: ms,
     critical: criticalPath(detail.nodes, weight),
     own: summary.duration_ms,
     nodes: detail.nodes,
   };
+}
+
+/** RUNS timed DAG runs on `orch` (after three unrecorded ones), each followed by the direct reference. */
+async function measureDag(
+  orch: RunningOrchestrator,
+  fleet: AgentFleet,
+  discovery: Discovery,
+  agent: http.Agent,
+) {
+  const first = (await runDag(orch, fleet)) ?? (await runDag(orch, fleet));
+  if (first === undefined) throw new Error('the first two DAG runs did not end ok');
+  await runDag(orch, fleet);
+  let incomplete = 0;
+  const e2e: number[] = [];
+  const overhead: number[] = [];
+  const critical: number[] = [];
+  const own: number[] = [];
+  const direct: number[] = [];
+  const traceIds: string[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = await runDag(orch, fleet);
+    if (r === undefined) {
+      incomplete++;
+      continue;
+    }
+    e2e.push(r.e2e);
+    critical.push(r.critical);
+    overhead.push(r.e2e - r.critical);
+    own.push(r.own);
+    traceIds.push(r.traceId);
+    direct.push((await timed(() => directDag(discovery, first.nodes, agent))).ms);
+  }
+  return {
+    incomplete,
+    traceIds,
+    e2e: summarize(e2e),
+    overhead: summarize(overhead),
+    critical: summarize(critical),
+    own: summarize(own),
+    direct: summarize(direct),
+  };
+}
+
+/** The DAG figures on Postgres (`DATABASE_URL`, tables in schema `reach_bench`), next to PGlite's; none without a URL. */
+async function postgresDag(
+  config: ReturnType<typeof compileOrchestratorConfig>,
+  fleet: AgentFleet,
+  discovery: Discovery,
+  agent: http.Agent,
+): Promise<Figure[]> {
+  const url = process.env.DATABASE_URL;
+  if (url === undefined) return [];
+  const store = await openPostgresTraceStore({ url, schema: 'reach_bench' });
+  const orch = await startOrchestrator(config, { listen: { host: '127.0.0.1', port: 0 }, store });
+  try {
+    const m = await measureDag(orch, fleet, discovery, agent);
+    const ref = { name: 'same DAG called directly, p50', value: m.direct.p50 };
+    for (const id of m.traceIds) await store.deleteTrace(id);
+    return [
+      {
+        name: `6-node DAG on Postgres: overhead, p50 of ${m.overhead.n} (${m.incomplete} left out)`,
+        value: m.overhead.p50,
+        unit: 'ms',
+        reference: ref,
+        target: { op: '<=', value: 30 },
+      },
+      {
+        name: '6-node DAG on Postgres: duration_ms the orchestrator reports, p50',
+        value: m.own.p50,
+        unit: 'ms',
+        reference: ref,
+      },
+    ];
+  } finally {
+    await orch.stop();
+    await store.close();
+  }
 }
 
 /**
@@ -258,32 +337,13 @@ export async function benchOrchestrator(): Promise<Figure[]> {
       dns: { server: `127.0.0.1:${registry.dnsPort}` },
       storage: { path: dir },
     });
-    orch = await startOrchestrator(compileOrchestratorConfig(reach, { LOG_LEVEL: 'warn' }), {
+    const config = compileOrchestratorConfig(reach, { LOG_LEVEL: 'warn' });
+    orch = await startOrchestrator(config, {
       listen: { host: '127.0.0.1', port: 0 },
     });
-    const first = (await runDag(orch, fleet)) ?? (await runDag(orch, fleet));
-    if (first === undefined) throw new Error('the first two DAG runs did not end ok');
-    await runDag(orch, fleet);
-    let incomplete = 0;
-    const e2e: number[] = [];
-    const overhead: number[] = [];
-    const critical: number[] = [];
-    const own: number[] = [];
-    const direct: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const r = await runDag(orch, fleet);
-      if (r === undefined) {
-        incomplete++;
-        continue;
-      }
-      e2e.push(r.e2e);
-      critical.push(r.critical);
-      overhead.push(r.e2e - r.critical);
-      own.push(r.own);
-      direct.push((await timed(() => directDag(d.discovery, first.nodes, agent))).ms);
-    }
-    const o = summarize(overhead);
-    const ref = { name: 'same DAG called directly, layer by layer, p50', value: summarize(direct).p50 };
+    const m = await measureDag(orch, fleet, d.discovery, agent);
+    const { overhead: o, incomplete } = m;
+    const ref = { name: 'same DAG called directly, layer by layer, p50', value: m.direct.p50 };
     figures.push(
       {
         name: `6-node DAG: overhead (end-to-end − critical path), p50 of ${o.n} (${incomplete} runs not ok or not 6 nodes, left out)`,
@@ -296,26 +356,27 @@ export async function benchOrchestrator(): Promise<Figure[]> {
         name: '6-node DAG: overhead, p99',
         value: o.p99,
         unit: 'ms',
-        reference: { name: 'direct, p99', value: summarize(direct).p99 },
+        reference: { name: 'direct, p99', value: m.direct.p99 },
       },
       {
         name: '6-node DAG: end-to-end (POST /api/run), p50',
-        value: summarize(e2e).p50,
+        value: m.e2e.p50,
         unit: 'ms',
         reference: ref,
       },
       {
         name: '6-node DAG: critical path (agent-side ms along the longest chain), p50',
-        value: summarize(critical).p50,
+        value: m.critical.p50,
         unit: 'ms',
         reference: ref,
       },
       {
         name: '6-node DAG: duration_ms the orchestrator reports, p50',
-        value: summarize(own).p50,
+        value: m.own.p50,
         unit: 'ms',
         reference: ref,
       },
+      ...(await postgresDag(config, fleet, d.discovery, agent)),
     );
   } finally {
     agent.destroy();
@@ -325,7 +386,7 @@ export async function benchOrchestrator(): Promise<Figure[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   printFigures(
-    `Orchestrator (issue 5): 7 capabilities × ${REPLICAS} instant agents, PGlite trace store`,
+    `Orchestrator (issue 5): 7 capabilities × ${REPLICAS} instant agents, PGlite trace store (and Postgres when DATABASE_URL is set)`,
     figures,
   );
   return figures;
