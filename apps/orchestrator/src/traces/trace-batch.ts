@@ -129,7 +129,7 @@ function seqBump(items: ReadonlyArray<{ at: Date }>): { last_seq: SQL; last_even
 }
 
 /** Inserts events numbered up to `lastSeq` in one statement. */
-export async function insertEvents(
+async function insertEvents(
   tx: TraceDb,
   traceId: string,
   items: ReadonlyArray<{ v: TraceEventInput; at: Date }>,

@@ -16,7 +16,6 @@ import {
   type BatchResult,
   type CheckedBatch,
   endedAt,
-  insertEvents,
   notifyLastSeq,
   type TraceBatch,
   type TraceDb,
@@ -101,17 +100,7 @@ export class TraceStore {
     const row =
       first === undefined
         ? (await this.#db.insert(traces).values(values).onConflictDoNothing().returning())[0]
-        : await this.#db.transaction(async (tx) => {
-            const [created] = await tx
-              .insert(traces)
-              .values({ ...values, last_seq: 1 })
-              .onConflictDoNothing()
-              .returning({ ...getTableColumns(traces), notified: notifyLastSeq(this.#channel, id) });
-            if (!created) return undefined;
-            await insertEvents(tx, id, [{ v: first, at: now }], 1);
-            const { notified: _, ...trace } = created;
-            return trace;
-          });
+        : await this.#createWithEvent({ ...values, last_seq: 1 }, first);
     if (!row) throw new ReachError('CONFLICT', `trace ${id} exists`, { data: { traceId: id } });
     return row;
   }
@@ -286,6 +275,41 @@ export class TraceStore {
   async #currentSeq(traceId: string): Promise<number> {
     const [row] = await this.#db.select({ seq: traces.last_seq }).from(traces).where(eq(traces.id, traceId));
     return row?.seq ?? 0;
+  }
+
+  // One statement (no BEGIN/COMMIT round trips): the trace row, its NOTIFY and event 1; none on conflict.
+  async #createWithEvent(
+    values: typeof traces.$inferInsert,
+    first: TraceEventInput,
+  ): Promise<TraceRow | undefined> {
+    const db = this.#db;
+    const created = db.$with('created').as(
+      db
+        .insert(traces)
+        .values(values)
+        .onConflictDoNothing()
+        .returning({
+          ...getTableColumns(traces),
+          notified: notifyLastSeq(this.#channel, values.id).as('notified'),
+        }),
+    );
+    const firstEvent = db.$with('first_event').as(
+      db.insert(events).select((qb) =>
+        qb
+          .select({
+            trace_id: created.id,
+            seq: sql<number>`1`.as('seq'),
+            type: sql<string>`${first.type}`.as('type'),
+            at: sql<Date>`${values.started_at.toISOString()}::timestamptz`.as('at'),
+            data: sql<unknown>`${JSON.stringify(first.data)}::jsonb`.as('data'),
+          })
+          .from(created),
+      ),
+    );
+    const [row] = await db.with(created, firstEvent).select().from(created);
+    if (!row) return undefined;
+    const { notified: _, ...trace } = row;
+    return trace;
   }
 
   #ctx(now = new Date(this.#clock.now())) {
