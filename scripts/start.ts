@@ -18,7 +18,13 @@ mkdirSync('data', { recursive: true });
 const agentEnv = { REACH_CONTROL_PLANE_URL: REGISTRY, HOST: '127.0.0.1', PORT: '0' };
 const services: ServiceSpec[] = [
   { name: 'registry', args: ['apps/registry/src/main.ts'], readyUrl: `${REGISTRY}/readyz` },
-  { name: 'orchestrator', args: ['apps/orchestrator/src/main.ts'], readyUrl: `${ORCHESTRATOR}/readyz` },
+  {
+    name: 'orchestrator',
+    args: ['apps/orchestrator/src/main.ts'],
+    readyUrl: `${ORCHESTRATOR}/readyz`,
+    // Its agent calls' outcomes go to the registry, so routing and the console see orchestrated traffic.
+    env: { REACH_ORCHESTRATOR_REGISTRY_URL: REGISTRY },
+  },
   { name: 'console', args: ['apps/console/src/main.ts'], readyUrl: `${CONSOLE}/` },
 ];
 const agents: ServiceSpec[] = [

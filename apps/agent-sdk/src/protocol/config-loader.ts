@@ -15,6 +15,7 @@ const ENV_KEYS: Record<string, string[]> = {
   REACH_DNS_SERVER: ['dns', 'server'],
   REACH_ZONE: ['dns', 'zone'],
   REACH_ORCHESTRATOR_LISTEN: ['orchestrator', 'listen'],
+  REACH_ORCHESTRATOR_REGISTRY_URL: ['orchestrator', 'registry_url'],
   REACH_CONSOLE_LISTEN: ['console', 'listen'],
 };
 
