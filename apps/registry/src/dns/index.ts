@@ -7,7 +7,11 @@ export { fuzzPacket, seededRandom } from './packet-fuzz.js';
 export { handleMessage, type SnapshotProvider, type Transport } from './packet-handler.js';
 export { createRegistryZone, startRegistryDns } from './registry-dns.js';
 export { type DnsResponder, type DnsResponderOptions, startDnsResponder } from './responder.js';
-export { type DnsResponderThreadOptions, startDnsResponderThread } from './responder-thread.js';
+export {
+  type DnsResponderThread,
+  type DnsResponderThreadOptions,
+  startDnsResponderThread,
+} from './responder-thread.js';
 export { ADVERTISED_UDP_SIZE } from './response-writer.js';
 export { RRTYPE } from './rr.js';
 export { defaultWeightOf, type SrvWeight, type WeightOf, weightOfFromSrvWeights } from './weights.js';

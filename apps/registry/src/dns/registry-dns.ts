@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import type { RegistryConfig } from '../config.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import { compileDnsOptions } from './dns-config.js';
-import type { DnsResponder } from './responder.js';
-import { startDnsResponderThread } from './responder-thread.js';
+import { type DnsResponderThread, startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';
 
 /** The registry's live zone, named and timed by its config; unpublishable registrations are logged. */
@@ -22,11 +21,13 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
 export function startRegistryDns(
   registry: { zone: Zone; config: RegistryConfig; logger: Logger },
   listen: { host: string; port: number } = compileDnsOptions(registry.config.reach).listen,
-): Promise<DnsResponder> {
+): Promise<DnsResponderThread> {
   return startDnsResponderThread({
     zone: registry.zone,
     host: listen.host,
     port: listen.port,
     onError: (err) => registry.logger.warn({ err }, 'dns responder socket error'),
+    onRestart: (err, delayMs) =>
+      registry.logger.error({ err, delay_ms: delayMs }, 'dns responder thread died; starting a new one'),
   });
 }

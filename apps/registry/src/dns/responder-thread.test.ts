@@ -80,6 +80,33 @@ describe('startDnsResponderThread', () => {
     expect(ports).toEqual([]);
   });
 
+  it('starts a new thread on the same port when the thread dies, with registrations made meanwhile', async () => {
+    const source = new FakeInstanceSource();
+    source.put(makeInstance('gamma-1', { capabilities: ['plan'], port: 8003 }));
+    const zone = new Zone(source, options);
+    const restarted: number[] = [];
+    const thread = await startDnsResponderThread({
+      zone,
+      port: 0,
+      onRestart: (_error, delayMs) => restarted.push(delayMs),
+    });
+    responder = thread;
+    const name = '_plan._tcp.agents.internal';
+    expect(await srvPorts(thread.port, name)).toEqual([8003]);
+    const first = thread.worker;
+    await first.terminate();
+    source.put(makeInstance('gamma-2', { capabilities: ['plan'], port: 8004 }));
+    let ports: number[] = [];
+    const until = performance.now() + 10_000;
+    while (ports.length < 2 && performance.now() < until) {
+      ports = await srvPorts(thread.port, name).catch(() => []);
+    }
+    expect(ports.sort()).toEqual([8003, 8004]);
+    expect(restarted).toEqual([100]);
+    expect(thread.restarts).toBe(1);
+    expect(thread.worker).not.toBe(first);
+  });
+
   it('fails to start when the port is taken, and stops cleanly', async () => {
     const zone = new Zone(new FakeInstanceSource(), options);
     responder = await startDnsResponderThread({ zone, port: 0 });
