@@ -14,6 +14,8 @@ const sameWeights = (a: InstanceWeights, b: InstanceWeights | undefined): boolea
  */
 export class ZoneFeed {
   private readonly pending = new Set<string>();
+  /** Instances whose weights may have moved; `allWeights` means every one's may have. */
+  private readonly pendingWeights = new Set<string>();
   private allWeights = false;
   private scheduled = false;
   private weightTimer: ReturnType<typeof setTimeout> | undefined;
@@ -32,6 +34,7 @@ export class ZoneFeed {
   /** The whole zone as one update, for a new replica; later updates follow from here. */
   initial(): ZoneUpdate {
     this.pending.clear();
+    this.pendingWeights.clear();
     this.allWeights = false;
     this.sent.clear();
     const put: PublishedInstance[] = [];
@@ -51,7 +54,8 @@ export class ZoneFeed {
 
   private note(change: ZoneChange): void {
     if ('weights' in change) {
-      this.allWeights = true;
+      if (change.weights === true) this.allWeights = true;
+      else for (const id of change.weights) this.pendingWeights.add(id);
       this.weightTimer ??= setTimeout(() => this.flush(), WEIGHT_DELAY_MS);
       return;
     }
@@ -81,16 +85,16 @@ export class ZoneFeed {
       if (published !== undefined) update.put.push(published);
       else if (this.sent.delete(id)) update.deleted.push(id);
     }
-    if (this.allWeights) {
-      for (const id of this.zone.instanceIds()) {
-        if (this.pending.has(id)) continue;
-        const weights = this.zone.weightsOf(id)!;
-        if (sameWeights(weights, this.sent.get(id))) continue;
-        this.sent.set(id, weights);
-        update.weights.push([id, weights]);
-      }
+    const moved = this.allWeights ? this.zone.instanceIds() : this.pendingWeights.values();
+    for (const id of moved) {
+      if (this.pending.has(id)) continue;
+      const weights = this.zone.weightsOf(id);
+      if (weights === undefined || sameWeights(weights, this.sent.get(id))) continue;
+      this.sent.set(id, weights);
+      update.weights.push([id, weights]);
     }
     this.pending.clear();
+    this.pendingWeights.clear();
     this.allWeights = false;
     // Sent even when empty: the replica's SOA serial follows the zone's.
     this.send(update);

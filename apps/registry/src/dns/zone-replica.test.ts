@@ -83,6 +83,22 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     expect(replica.snapshot().serial).toBe(zone.serial);
   });
 
+  it('looks only at the instances named when told which weights moved', async () => {
+    const { source, zone, replica, updates } = replicated();
+    source.put(makeInstance('beta-1', { capabilities: ['summarize'], port: 8002 }));
+    await tick();
+    let priority = 10;
+    zone.setWeightOf(() => ({ priority, weight: 3 }));
+    await weightsSettled();
+    priority = 30; // both instances' weights move, but only beta-1 is named
+    zone.weightsChanged(['beta-1']);
+    zone.weightsChanged(['gone-1']); // an instance the zone no longer has is skipped
+    await weightsSettled();
+    expect(updates.at(-1)!.weights.map(([id]) => id)).toEqual(['beta-1']);
+    expect(exportZoneFile(replica.snapshot())).toMatch(/SRV\s+30 3 8002 beta-1/);
+    expect(exportZoneFile(replica.snapshot())).toMatch(/SRV\s+10 3 8001 alpha-1/);
+  });
+
   it('sends nothing once closed', async () => {
     const { source, feed, updates } = replicated();
     feed.close();

@@ -7,7 +7,8 @@ import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from 
 import { buildSnapshot, type SoaTimers, type ZoneSnapshot } from './zone-snapshot.js';
 
 /** What one zone change touched: these instances (put or deleted), or possibly every weight. */
-export type ZoneChange = { ids: readonly string[] } | { weights: true };
+/** What changed: registrations (`ids`), or the weights of some instances (a list) or of all (`true`). */
+export type ZoneChange = { ids: readonly string[] } | { weights: readonly string[] | true };
 
 /** The fixed parts of a zone: what a copy of it needs besides the instances. */
 export interface ZoneSettings {
@@ -108,9 +109,9 @@ export class Zone {
     this.weightsChanged();
   }
 
-  /** Republishes priorities and weights (the weight function's inputs changed). */
-  weightsChanged(): void {
-    this.changed({ weights: true });
+  /** Republishes priorities and weights: of the instances named, or of all when none are named. */
+  weightsChanged(instanceIds?: readonly string[]): void {
+    this.changed({ weights: instanceIds ?? true });
   }
 
   /** Name, TTL and SOA timers: everything but the instances and the serial. */

@@ -41,7 +41,7 @@ export interface RoutingServiceDeps {
 /** The DNS zone's hooks for dynamic weights (the registry's `Zone` has both). */
 export interface WeightedZone {
   setWeightOf(weightOf: WeightOf): void;
-  weightsChanged(): void;
+  weightsChanged(instanceIds?: readonly string[]): void;
 }
 
 /**
@@ -80,7 +80,7 @@ export class RoutingService {
     this.weights = weights;
     if (zone) {
       zone.setWeightOf(weights.weightOf);
-      this.stops.push(weights.subscribe(() => zone.weightsChanged()));
+      this.stops.push(weights.subscribe((ids) => zone.weightsChanged(ids)));
     }
     const publisher = new WeightPublisher({
       store: deps.store,
