@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerBody } from '../testing/fixtures.js';
@@ -66,14 +67,31 @@ describe('the registry zone', () => {
     }
   });
 
-  it('starts the responder on dns.listen with a free port', async () => {
-    t = await startTestRegistry({ config: { dns: { listen: '127.0.0.1:0' } } });
-    const responder = await startRegistryDns(t.registry);
-    try {
-      expect(responder.host).toBe('127.0.0.1');
-      expect(responder.port).toBeGreaterThan(0);
-    } finally {
-      await responder.stop();
-    }
-  });
+  it.each([false, true])(
+    'starts the responder on dns.listen with a free port (responder_thread: %s)',
+    async (thread) => {
+      t = await startTestRegistry({ config: { dns: { listen: '127.0.0.1:0', responder_thread: thread } } });
+      const responder = await startRegistryDns(t.registry);
+      try {
+        expect(responder.host).toBe('127.0.0.1');
+        expect(responder.port).toBeGreaterThan(0);
+        // Only the thread mode hands back the worker it answers from.
+        expect('worker' in responder).toBe(thread);
+        const query = dnsPacket.encode({
+          type: 'query',
+          id: 9,
+          questions: [{ name: 'agents.internal', type: 'SOA' }],
+        });
+        const socket = createSocket('udp4');
+        const answer = await new Promise<Buffer>((resolve) => {
+          socket.once('message', resolve);
+          socket.send(query, responder.port, '127.0.0.1');
+        });
+        socket.close();
+        expect((dnsPacket.decode(answer) as Reply).answers[0]!.type).toBe('SOA');
+      } finally {
+        await responder.stop();
+      }
+    },
+  );
 });

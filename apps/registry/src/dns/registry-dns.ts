@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { RegistryConfig } from '../config.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import { compileDnsOptions } from './dns-config.js';
-import { type DnsResponderThread, startDnsResponderThread } from './responder-thread.js';
+import { type DnsResponder, startDnsResponder } from './responder.js';
+import { startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';
 
 /** The registry's live zone, named and timed by its config; unpublishable registrations are logged. */
@@ -17,16 +18,23 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
   });
 }
 
-/** Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`), on a thread of its own. */
+/**
+ * Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`): on the main
+ * thread, or on a thread of its own when `dns.responder_thread` is set.
+ */
 export function startRegistryDns(
   registry: { zone: Zone; config: RegistryConfig; logger: Logger },
   listen: { host: string; port: number } = compileDnsOptions(registry.config.reach).listen,
-): Promise<DnsResponderThread> {
+): Promise<DnsResponder> {
+  const onError = (err: Error) => registry.logger.warn({ err }, 'dns responder socket error');
+  if (!registry.config.reach.dns.responder_thread) {
+    return startDnsResponder({ zone: registry.zone, host: listen.host, port: listen.port, onError });
+  }
   return startDnsResponderThread({
     zone: registry.zone,
     host: listen.host,
     port: listen.port,
-    onError: (err) => registry.logger.warn({ err }, 'dns responder socket error'),
+    onError,
     onRestart: (err, delayMs) =>
       registry.logger.error({ err, delay_ms: delayMs }, 'dns responder thread died; starting a new one'),
   });
