@@ -46,7 +46,7 @@ async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     process.stdout.write('\nstopping agents, then services…\n');
-    await supervisor.stopAll([...agents.map((a) => a.name), 'console', 'orchestrator', 'registry']);
+    await supervisor.stopAll([agents.map((a) => a.name), ['console', 'orchestrator'], ['registry']]);
   }
   process.exit(code);
 }

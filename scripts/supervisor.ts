@@ -54,22 +54,29 @@ export class Supervisor {
     throw new Error(`${name} was not ready at ${url} within ${timeoutMs} ms`);
   }
 
-  /** Sends SIGTERM to every child (agents first), then SIGKILL to any still running after 5 s. */
-  async stopAll(order: string[] = []): Promise<void> {
+  /**
+   * Stops the children in phases: each phase's children get SIGTERM together (SIGKILL after 5 s), and
+   * the next phase starts once they have all exited — agents before the registry they deregister from.
+   * Children named in no phase are stopped last.
+   */
+  async stopAll(phases: string[][] = []): Promise<void> {
     this.stopping = true;
-    const names = [...this.children.keys()].sort((a, b) => order.indexOf(a) - order.indexOf(b));
-    const exits = names.map((name) => {
-      const child = this.children.get(name)!;
-      return new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        child.kill('SIGTERM');
+    const named = new Set(phases.flat());
+    for (const phase of [...phases, [...this.children.keys()].filter((name) => !named.has(name))]) {
+      await Promise.all(phase.map((name) => this.stopOne(name)));
+    }
+  }
+
+  private stopOne(name: string): Promise<void> {
+    const child = this.children.get(name);
+    if (!child || child.exitCode !== null) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
       });
+      child.kill('SIGTERM');
     });
-    await Promise.all(exits);
   }
 }
