@@ -148,20 +148,29 @@ async function insertEvents(
   return rows.map((r, k) => ({ ...r, ...items[k]!.v }) as TraceEvent);
 }
 
-/** Folds each node's changes into one, then writes the nodes that set the same columns in one statement. */
-async function upsertNodeRows(tx: TraceDb, traceId: string, inputs: readonly NodeUpsert[]): Promise<void> {
+/** Folds each node's changes into one row write; a field given as undefined keeps its stored value. */
+export function mergeNodeUpserts(inputs: readonly NodeUpsert[]): NodeUpsert[] {
   const merged = new Map<string, NodeUpsert>();
   for (const v of inputs) {
-    // A field given as undefined is a field left out: it keeps its stored value.
     const given = Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) as NodeUpsert;
     merged.set(v.node_id, { ...merged.get(v.node_id), ...given });
   }
+  return [...merged.values()];
+}
+
+/** Node writes that set the same columns, together: one statement each. */
+export function groupByColumns(merged: readonly NodeUpsert[]): NodeUpsert[][] {
   const byColumns = new Map<string, NodeUpsert[]>();
-  for (const v of merged.values()) {
+  for (const v of merged) {
     const key = Object.keys(v).sort().join(',');
     byColumns.set(key, [...(byColumns.get(key) ?? []), v]);
   }
-  for (const group of byColumns.values()) {
+  return [...byColumns.values()];
+}
+
+/** Folds each node's changes into one, then writes the nodes that set the same columns in one statement. */
+async function upsertNodeRows(tx: TraceDb, traceId: string, inputs: readonly NodeUpsert[]): Promise<void> {
+  for (const group of groupByColumns(mergeNodeUpserts(inputs))) {
     const set: Record<string, SQL> = {};
     for (const key of Object.keys(group[0]!)) {
       if (key === 'node_id') continue;

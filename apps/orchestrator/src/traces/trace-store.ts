@@ -21,6 +21,7 @@ import {
   type TraceDb,
   writeBatchTx,
 } from './trace-batch.js';
+import { finishInOneStatement } from './trace-finish.js';
 import { newTraceId, TraceId } from './trace-id.js';
 
 export type { TraceDb } from './trace-batch.js';
@@ -130,7 +131,13 @@ export class TraceStore {
                   : { v: parse(TraceEventInput, batch.finish.event, 'event'), at: batch.finish.at ?? now },
             },
     };
-    return this.#db.transaction((tx) => writeBatchTx(tx, traceId, checked, this.#ctx(now)));
+    const ctx = this.#ctx(now);
+    if (checked.finish !== undefined) {
+      // The usual end of a run (still running): one statement. Anything else: the transaction below.
+      const done = await finishInOneStatement(this.#db, traceId, { ...checked, finish: checked.finish }, ctx);
+      if (done !== undefined) return ok(done);
+    }
+    return this.#db.transaction((tx) => writeBatchTx(tx, traceId, checked, ctx));
   }
 
   /** Appends an event with the trace's next seq and notifies subscribers in the same transaction. */
