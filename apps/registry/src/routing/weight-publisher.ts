@@ -20,6 +20,27 @@ export interface WeightPublisherDeps {
   skydns?: { zone: string; ttlSec: number };
 }
 
+/** Most puts in one commit (etcd's default `--max-txn-ops`). */
+const MAX_OPS_PER_COMMIT = 128;
+
+/** Consecutive groups of items whose puts add up to at most `maxOps` (an item larger than that alone). */
+function chunksOf<T extends { puts: readonly unknown[] }>(items: readonly T[], maxOps: number): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let ops = 0;
+  for (const item of items) {
+    if (current.length > 0 && ops + item.puts.length > maxOps) {
+      chunks.push(current);
+      current = [];
+      ops = 0;
+    }
+    current.push(item);
+    ops += item.puts.length;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
 /**
  * The leader's loop that turns health, load and success rate into SRV weights / SVCB priorities and
  * writes them under `KEYS.weight(id)` (bound to the instance's lease) only when they moved enough.
@@ -38,7 +59,7 @@ export class WeightPublisher {
     }
     const now = this.deps.clock.now();
     const wallNow = this.deps.clock.wallNow();
-    const changed: string[] = [];
+    const moved: Array<{ id: string; next: PublishedWeight; puts: PutOp[] }> = [];
     for (const record of this.deps.source.all()) {
       const factors = this.deps.router.factorsOf(record, now);
       if (!factors) continue;
@@ -54,11 +75,22 @@ export class WeightPublisher {
         for (const entry of skydnsEntries(record, skydns.zone, skydns.ttlSec, weights))
           puts.push({ ...entry, lease });
       }
-      // One commit per instance: an instance whose lease just expired must not fail the others.
-      const result = await this.deps.store.commit({ puts });
-      if (!result.ok) continue;
-      this.written.set(id, next);
-      changed.push(id);
+      moved.push({ id, next, puts });
+    }
+    const changed: string[] = [];
+    for (const chunk of chunksOf(moved, MAX_OPS_PER_COMMIT)) {
+      // Instances that move together (a warm-up cohort) are written together: one commit, one watch
+      // batch, one zone change. If one lease just expired the commit fails whole, and its instances
+      // are written one by one so that one instance cannot fail the others.
+      const together = await this.deps.store.commit({ puts: chunk.flatMap((m) => m.puts) });
+      const written = together.ok ? chunk : [];
+      if (!together.ok) {
+        for (const m of chunk) if ((await this.deps.store.commit({ puts: m.puts })).ok) written.push(m);
+      }
+      for (const m of written) {
+        this.written.set(m.id, m.next);
+        changed.push(m.id);
+      }
     }
     for (const id of this.written.keys()) if (!this.deps.source.get(id)) this.written.delete(id);
     return changed;

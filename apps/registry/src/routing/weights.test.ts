@@ -143,6 +143,40 @@ describe('WeightPublisher and WeightTable', () => {
     await table.close();
   });
 
+  it('writes instances that move together in few commits of at most 128 puts', async () => {
+    const { clock, source, register, router, table } = await setup();
+    const sizes: number[] = [];
+    const counting = {
+      commit: (ops: Parameters<typeof store.commit>[0]) => {
+        sizes.push(ops.puts?.length ?? 0);
+        return store.commit(ops);
+      },
+    };
+    const publisher = new WeightPublisher({
+      store: counting,
+      source,
+      router,
+      table,
+      clock,
+      isLeader: () => true,
+      skydns: { zone: 'agents.internal', ttlSec: 15 },
+    });
+    const ids = Array.from({ length: 100 }, (_, i) => `sum-${i}`);
+    for (const id of ids) await register(id);
+    expect((await publisher.publishOnce()).sort()).toEqual([...ids].sort());
+    expect(sizes.length).toBeLessThan(10);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(128);
+    // One lease gone in a cohort: its commit fails whole, then the others are written one by one.
+    sizes.length = 0;
+    source.put(testInstance('ghost-1', { agent: 'summarizer' }));
+    for (const id of ids) source.remove(id);
+    const late = await register('sum-late');
+    expect(await publisher.publishOnce()).toEqual([late.instance_id]);
+    expect(sizes.length).toBe(3);
+    router.close();
+    await table.close();
+  });
+
   it('skips an instance whose lease is gone without failing the others', async () => {
     const { source, publisher, register, router, table } = await setup();
     await register('sum-1');
