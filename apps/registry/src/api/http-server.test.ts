@@ -1,41 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/manual-clock.js';
-import { registryConfigFrom } from '../config.js';
-import { type RunningRegistry, startRegistry } from '../serve.js';
-import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { describe, expect, it } from 'vitest';
 import { registerBody } from '../testing/fixtures.js';
-import { captureLogger } from '../testing/test-registry.js';
+import { useServedRegistry } from '../testing/served-registry.js';
 
-let dir: string;
-let store: EmbeddedStore;
-let running: RunningRegistry;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'reach-http-'));
-  const clock = new ManualClock();
-  store = await openEmbeddedStore({ path: dir, clock });
-  running = await startRegistry({
-    config: registryConfigFrom({ control_plane: { max_body_bytes: 4096 } }),
-    store,
-    clock,
-    logger: captureLogger().logger,
-    listen: { host: '127.0.0.1', port: 0 },
-  });
-});
-afterEach(async () => {
-  await running.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const served = useServedRegistry({ max_body_bytes: 4096 });
 
 /** Sends raw chunks without a Content-Length (chunked transfer encoding). */
 function chunked(path: string, chunks: string[]): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${running.url}${path}`, {
+    const req = request(`${served().running.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });
@@ -54,14 +27,14 @@ function chunked(path: string, chunks: string[]): Promise<{ status: number; body
 
 describe('the registry over HTTP', () => {
   it('registers and heartbeats through @hono/node-server', async () => {
-    const reg = await fetch(`${running.url}/v1/agents`, {
+    const reg = await fetch(`${served().running.url}/v1/agents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(registerBody(8001)),
     });
     expect(reg.status).toBe(201);
     const { instance_id, lease_token } = (await reg.json()) as { instance_id: string; lease_token: string };
-    const beat = await fetch(`${running.url}/v1/agents/${instance_id}/heartbeat`, {
+    const beat = await fetch(`${served().running.url}/v1/agents/${instance_id}/heartbeat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${lease_token}` },
       body: '{"seq":1}',
@@ -74,7 +47,7 @@ describe('the registry over HTTP', () => {
 
   it('refuses a body over the limit, announced by Content-Length or sent chunked', async () => {
     const big = JSON.stringify({ ...registerBody(8001), pad: 'x'.repeat(5000) });
-    const announced = await fetch(`${running.url}/v1/agents`, {
+    const announced = await fetch(`${served().running.url}/v1/agents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: big,
@@ -85,11 +58,11 @@ describe('the registry over HTTP', () => {
     expect(streamed).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
     const fine = await chunked('/v1/agents', [JSON.stringify(registerBody(8002))]);
     expect(fine.status).toBe(201);
-    expect(await store.list('/reach/instances/')).toHaveLength(1);
+    expect(await served().store.list('/reach/instances/')).toHaveLength(1);
   });
 
   it('answers heartbeats on the fast path exactly as the hono route does', async () => {
-    const reg = await running.app.request('/v1/agents', {
+    const reg = await served().running.app.request('/v1/agents', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(registerBody(8001)),
@@ -115,7 +88,7 @@ describe('the registry over HTTP', () => {
     ];
     const wire: Array<[number, unknown]> = [];
     for (const [path, body, headers] of cases) {
-      const response = await fetch(`${running.url}${path}`, { method: 'POST', headers, body });
+      const response = await fetch(`${served().running.url}${path}`, { method: 'POST', headers, body });
       const json = (await response.json()) as { code?: string; status?: string };
       wire.push([response.status, json.code ?? json.status]);
     }
@@ -134,7 +107,7 @@ describe('the registry over HTTP', () => {
       [200, 'ok'],
     ]);
     // Through hono (app.request) the same replay gets the same answer.
-    const viaHono = await running.app.request(`/v1/agents/${id}/heartbeat`, {
+    const viaHono = await served().running.app.request(`/v1/agents/${id}/heartbeat`, {
       method: 'POST',
       headers: auth,
       body: '{"seq":10}',
@@ -146,13 +119,13 @@ describe('the registry over HTTP', () => {
       '"}',
     ]);
     expect(chunkedBig).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
-    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    const metrics = await (await fetch(`${served().running.url}/metrics`)).text();
     expect(metrics).toContain('reach_registry_heartbeats_total{outcome="accepted"} 2');
     expect(metrics).toContain(
       'reach_registry_http_requests_total{method="POST",route="/v1/agents/:id/heartbeat",status="409"} 2',
     );
     // The process is still serving after all of it.
-    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${served().running.url}/healthz`)).status).toBe(200);
   });
 
   it('answers malformed JSON with 400 over the wire', async () => {

@@ -1,42 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/manual-clock.js';
-import { registryConfigFrom } from '../config.js';
-import { type RunningRegistry, startRegistry } from '../serve.js';
-import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { describe, expect, it } from 'vitest';
 import { registerBody } from '../testing/fixtures.js';
-import { captureLogger } from '../testing/test-registry.js';
+import { useServedRegistry } from '../testing/served-registry.js';
 
-let dir: string;
-let store: EmbeddedStore;
-let running: RunningRegistry;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'reach-register-fast-'));
-  const clock = new ManualClock();
-  store = await openEmbeddedStore({ path: dir, clock });
-  running = await startRegistry({
-    config: registryConfigFrom({
-      control_plane: {
-        max_body_bytes: 4096,
-        tokens: [
-          { name: 'text', token: 'text-token-1', capabilities: ['summarize'] },
-          { name: 'admin', token: 'admin-token-1', capabilities: ['*'] },
-        ],
-      },
-    }),
-    store,
-    clock,
-    logger: captureLogger().logger,
-    listen: { host: '127.0.0.1', port: 0 },
-  });
-});
-afterEach(async () => {
-  await running.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+const served = useServedRegistry({
+  max_body_bytes: 4096,
+  tokens: [
+    { name: 'text', token: 'text-token-1', capabilities: ['summarize'] },
+    { name: 'admin', token: 'admin-token-1', capabilities: ['*'] },
+  ],
 });
 
 interface Reply {
@@ -64,9 +35,9 @@ const init = (body: string, headers: Record<string, string>) => ({
   body,
 });
 const viaWire = async (path: string, body: string, headers: Record<string, string> = admin) =>
-  reply(await fetch(`${running.url}${path}`, init(body, headers)));
+  reply(await fetch(`${served().running.url}${path}`, init(body, headers)));
 const viaHono = async (path: string, body: string, headers: Record<string, string> = admin) =>
-  reply(await running.app.request(path, init(body, headers)));
+  reply(await served().running.app.request(path, init(body, headers)));
 
 const good = JSON.stringify(registerBody(8001));
 const withPort = (port: unknown) => {
@@ -113,8 +84,8 @@ describe('POST /v1/agents on the node:http fast path', () => {
       [413, 'PAYLOAD_TOO_LARGE'],
     ]);
     // One registration each way (wire and hono); nothing stored for the refused ones.
-    expect(await store.list('/reach/instances/')).toHaveLength(2);
-    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(await served().store.list('/reach/instances/')).toHaveLength(2);
+    const metrics = await (await fetch(`${served().running.url}/metrics`)).text();
     expect(metrics).toContain(
       'reach_registry_http_requests_total{method="POST",route="/v1/agents",status="201"} 2',
     );
@@ -124,21 +95,21 @@ describe('POST /v1/agents on the node:http fast path', () => {
   });
 
   it('stores what it answers: the new instance is listed and takes heartbeats', async () => {
-    const response = await fetch(`${running.url}/v1/agents`, {
+    const response = await fetch(`${served().running.url}/v1/agents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...admin },
       body: good,
     });
     expect(response.status).toBe(201);
     const { instance_id, lease_token } = (await response.json()) as Record<string, string>;
-    expect(await store.get(`/reach/instances/${instance_id}`)).not.toBeNull();
-    const beat = await fetch(`${running.url}/v1/agents/${instance_id}/heartbeat`, {
+    expect(await served().store.get(`/reach/instances/${instance_id}`)).not.toBeNull();
+    const beat = await fetch(`${served().running.url}/v1/agents/${instance_id}/heartbeat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${lease_token}` },
       body: '{"seq":1}',
     });
     expect(beat.status).toBe(200);
-    const other = await fetch(`${running.url}/v1/agents/`, { method: 'POST', body: good });
+    const other = await fetch(`${served().running.url}/v1/agents/`, { method: 'POST', body: good });
     expect(other.status).toBe(404);
   });
 });

@@ -1,35 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/manual-clock.js';
-import { registryConfigFrom } from '../config.js';
-import { type RunningRegistry, startRegistry } from '../serve.js';
-import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { registerBody } from '../testing/fixtures.js';
-import { captureLogger } from '../testing/test-registry.js';
+import { useServedRegistry } from '../testing/served-registry.js';
 
-let dir: string;
-let store: EmbeddedStore;
-let running: RunningRegistry;
-
+const served = useServedRegistry({ max_body_bytes: 4096 });
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'reach-route-fast-'));
-  const clock = new ManualClock();
-  store = await openEmbeddedStore({ path: dir, clock });
-  running = await startRegistry({
-    config: registryConfigFrom({ control_plane: { max_body_bytes: 4096 } }),
-    store,
-    clock,
-    logger: captureLogger().logger,
-    listen: { host: '127.0.0.1', port: 0 },
-  });
   for (const [port, agent] of [
     [8001, 'summarizer-v2'],
     [8002, 'summarizer-v2'],
     [8003, 'digest-bot'],
   ] as const) {
-    const reg = await running.app.request('/v1/agents', {
+    const reg = await served().running.app.request('/v1/agents', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(registerBody(port, { agent_name: agent, priority: port === 8003 ? 40 : 80 })),
@@ -37,15 +17,11 @@ beforeEach(async () => {
     expect(reg.status).toBe(201);
   }
   // Routing learns of registrations through the store's watch: wait until it has all three.
-  const ask = () => running.app.request('/v1/route', { method: 'POST', body: '{"operation":"summarize"}' });
+  const ask = () =>
+    served().running.app.request('/v1/route', { method: 'POST', body: '{"operation":"summarize"}' });
   await expect
     .poll(async () => ((await (await ask()).json()) as { candidates: unknown[] }).candidates.length)
     .toBe(3);
-});
-afterEach(async () => {
-  await running.stop();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 interface Reply {
@@ -63,9 +39,17 @@ async function reply(response: Response): Promise<Reply> {
 
 const headers = { 'content-type': 'application/json', 'x-request-id': 'req-1' };
 const viaWire = async (path: string, body: string, extra: Record<string, string> = {}) =>
-  reply(await fetch(`${running.url}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body }));
+  reply(
+    await fetch(`${served().running.url}${path}`, {
+      method: 'POST',
+      headers: { ...headers, ...extra },
+      body,
+    }),
+  );
 const viaHono = async (path: string, body: string, extra: Record<string, string> = {}) =>
-  reply(await running.app.request(path, { method: 'POST', headers: { ...headers, ...extra }, body }));
+  reply(
+    await served().running.app.request(path, { method: 'POST', headers: { ...headers, ...extra }, body }),
+  );
 
 describe('POST /v1/route on the node:http fast path', () => {
   it('answers good and bad queries exactly as the hono route does', async () => {
@@ -119,7 +103,7 @@ describe('POST /v1/route on the node:http fast path', () => {
       [413, 'PAYLOAD_TOO_LARGE'],
     ]);
     // One 413 on the fast path, two through hono: both count under the same route label.
-    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    const metrics = await (await fetch(`${served().running.url}/metrics`)).text();
     expect(metrics).toContain(
       'reach_registry_http_requests_total{method="POST",route="/v1/route",status="413"} 3',
     );
@@ -129,7 +113,7 @@ describe('POST /v1/route on the node:http fast path', () => {
     const body = '{"operation":"summarize","constraints":{"input_size":7}}';
     expect((await viaWire('/v1/route', body)).body.cached).toBe(false);
     expect((await viaWire('/v1/route', body)).body.cached).toBe(true);
-    const get = await fetch(`${running.url}/v1/route`);
+    const get = await fetch(`${served().running.url}/v1/route`);
     expect([get.status, ((await get.json()) as { code: string }).code]).toEqual([404, 'NOT_FOUND']);
   });
 });
