@@ -7,6 +7,7 @@ import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';
 import { ConflictReporter } from './conflict-report.js';
 import { Router } from './router.js';
+import { settledChanges } from './settled-changes.js';
 import type { RoutingLiveness } from './routing-liveness.js';
 import { createRoutingRoutes } from './routing-routes.js';
 import { WeightPublisher } from './weight-publisher.js';
@@ -80,7 +81,9 @@ export class RoutingService {
     this.weights = weights;
     if (zone) {
       zone.setWeightOf(weights.weightOf);
-      this.stops.push(weights.subscribe((ids) => zone.weightsChanged(ids)));
+      // A weight pass arrives as several watch batches; the zone hears of them as one change.
+      const settled = settledChanges(deps.clock, (ids) => zone.weightsChanged(ids));
+      this.stops.push(weights.subscribe((ids) => settled.add(ids)), () => settled.close());
     }
     const publisher = new WeightPublisher({
       store: deps.store,
