@@ -7,9 +7,9 @@ import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';
 import { ConflictReporter } from './conflict-report.js';
 import { Router } from './router.js';
-import { settledChanges } from './settled-changes.js';
 import type { RoutingLiveness } from './routing-liveness.js';
 import { createRoutingRoutes } from './routing-routes.js';
+import { settledChanges } from './settled-changes.js';
 import { WeightPublisher } from './weight-publisher.js';
 import { WeightTable } from './weight-table.js';
 
@@ -83,7 +83,10 @@ export class RoutingService {
       zone.setWeightOf(weights.weightOf);
       // A weight pass arrives as several watch batches; the zone hears of them as one change.
       const settled = settledChanges(deps.clock, (ids) => zone.weightsChanged(ids));
-      this.stops.push(weights.subscribe((ids) => settled.add(ids)), () => settled.close());
+      this.stops.push(
+        weights.subscribe((ids) => settled.add(ids)),
+        () => settled.close(),
+      );
     }
     const publisher = new WeightPublisher({
       store: deps.store,
