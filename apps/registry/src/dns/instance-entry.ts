@@ -9,7 +9,7 @@ import {
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
 import { absoluteName, HOST_LABEL, labelsToWire, RESERVED_LABELS, ZoneNames } from './names.js';
-import { addressRr, RRTYPE, srvRr, svcbRr, withSvcPriority, type ZoneRr } from './rr.js';
+import { addressRr, RRTYPE, srvRr, svcbRr, withSrvWeight, withSvcPriority, type ZoneRr } from './rr.js';
 import type { ZoneNode } from './zone-snapshot.js';
 
 /** The well-known card file name published as key65409. */
@@ -98,9 +98,9 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
     const params = instanceSvcParams(record);
     const port = record.endpoint.port;
     const indexSvcb = svcbRr({ priority: 1, target, params }, name);
-    const srv = memo((key) =>
-      srvRr({ priority: key >>> 16, weight: key & 0xffff, port, target, glue: name }),
-    );
+    // Encoded once; each priority and weight is a copy with its first four octets rewritten.
+    const baseSrv = srvRr({ priority: 0, weight: 0, port, target, glue: name });
+    const srv = memo((key) => withSrvWeight(baseSrv, key >>> 16, key & 0xffff));
     const capabilities = publishedCapabilities(record.declaration);
     const address = addressRr(record.endpoint.host);
     const selfSvcb = svcbRr({ priority: 1, target: '.', params }, name);

@@ -112,17 +112,26 @@ export function txtRr(strings: readonly string[]): ZoneRr {
   return { rdata: rdataOf('TXT', chunks), text: chunks.map(quoteCharString).join(' ') };
 }
 
-/** A record whose presentation text is formatted on first read (only zone-file export reads it). */
+/**
+ * A record whose presentation text is formatted on first read (only zone-file export reads it).
+ * A class, so that the thousands a zone holds share one shape.
+ */
+class LazyTextRr implements ZoneRr {
+  #text: string | undefined;
+  constructor(
+    readonly rdata: Buffer,
+    private readonly format: () => string,
+    readonly glue: string | undefined,
+  ) {}
+
+  get text(): string {
+    this.#text ??= this.format();
+    return this.#text;
+  }
+}
+
 function lazyTextRr(rdata: Buffer, format: () => string, glue: string | undefined): ZoneRr {
-  let text: string | undefined;
-  return {
-    rdata,
-    get text() {
-      text ??= format();
-      return text;
-    },
-    ...(glue === undefined ? {} : { glue }),
-  };
+  return new LazyTextRr(rdata, format, glue);
 }
 
 /** An SVCB record via the RFC 9460 codec; `glue` names the in-zone target (or owner, for target "."). */
@@ -136,4 +145,20 @@ export function withSvcPriority(rr: ZoneRr, priority: number): ZoneRr {
   const rdata = Buffer.from(rr.rdata);
   rdata.writeUInt16BE(priority, 0);
   return lazyTextRr(rdata, () => `${priority}${rr.text.slice(rr.text.indexOf(' '))}`, rr.glue);
+}
+
+/** The same SRV record with another priority and weight: the RDATA's first four octets. */
+export function withSrvWeight(rr: ZoneRr, priority: number, weight: number): ZoneRr {
+  const rdata = Buffer.from(rr.rdata);
+  rdata.writeUInt16BE(priority, 0);
+  rdata.writeUInt16BE(weight, 2);
+  return lazyTextRr(
+    rdata,
+    () => {
+      // `<priority> <weight> <port> <target>`: keep the port and target.
+      const rest = rr.text.slice(rr.text.indexOf(' ', rr.text.indexOf(' ') + 1));
+      return `${priority} ${weight}${rest}`;
+    },
+    rr.glue,
+  );
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../clock/index.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import { skydnsEntries } from '../skydns/index.js';
 import { KEYS } from '../store/keys.js';
+import type { InstanceRecord } from '../store/records.js';
 import type { PutOp, RegistryStore } from '../store/store.js';
 import type { Router } from './router.js';
 import type { WeightTable } from './weight-table.js';
@@ -23,23 +24,15 @@ export interface WeightPublisherDeps {
 /** Most puts in one commit (etcd's default `--max-txn-ops`). */
 const MAX_OPS_PER_COMMIT = 128;
 
-/** Consecutive groups of items whose puts add up to at most `maxOps` (an item larger than that alone). */
-function chunksOf<T extends { puts: readonly unknown[] }>(items: readonly T[], maxOps: number): T[][] {
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let ops = 0;
-  for (const item of items) {
-    if (current.length > 0 && ops + item.puts.length > maxOps) {
-      chunks.push(current);
-      current = [];
-      ops = 0;
-    }
-    current.push(item);
-    ops += item.puts.length;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
+/** One instance whose weight moved: what to write for it. */
+interface Moved {
+  id: string;
+  next: PublishedWeight;
+  puts: PutOp[];
 }
+
+/** Lets queued DNS queries and HTTP requests run between two chunks of a weight pass. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The leader's loop that turns health, load and success rate into SRV weights / SVCB priorities and
@@ -51,7 +44,11 @@ export class WeightPublisher {
 
   constructor(private readonly deps: WeightPublisherDeps) {}
 
-  /** One pass over every live instance; returns the ids whose weight was written. */
+  /**
+   * One pass over every live instance; returns the ids whose weight was written. The pass goes in
+   * chunks of at most 128 puts, each computed, committed and followed by a turn of the event loop, so
+   * a pass over thousands of instances never holds the DNS responder or the API for long.
+   */
   async publishOnce(): Promise<string[]> {
     if (!this.deps.isLeader()) {
       this.written.clear();
@@ -59,41 +56,63 @@ export class WeightPublisher {
     }
     const now = this.deps.clock.now();
     const wallNow = this.deps.clock.wallNow();
-    const moved: Array<{ id: string; next: PublishedWeight; puts: PutOp[] }> = [];
-    for (const record of this.deps.source.all()) {
-      const factors = this.deps.router.factorsOf(record, now);
-      if (!factors) continue;
-      const id = record.instance_id;
-      const published = this.written.get(id) ?? this.deps.table.get(id);
-      const next = computeWeight(factors, published, wallNow);
-      if (!shouldRepublish(published, next)) continue;
-      const lease = record.lease_id;
-      const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
-      const skydns = this.deps.skydns;
-      if (skydns) {
-        const weights = { priority: next.priority, weight: next.weight };
-        for (const entry of skydnsEntries(record, skydns.zone, skydns.ttlSec, weights))
-          puts.push({ ...entry, lease });
-      }
-      moved.push({ id, next, puts });
-    }
     const changed: string[] = [];
-    for (const chunk of chunksOf(moved, MAX_OPS_PER_COMMIT)) {
-      // Instances that move together (a warm-up cohort) are written together: one commit, one watch
-      // batch, one zone change. If one lease just expired the commit fails whole, and its instances
-      // are written one by one so that one instance cannot fail the others.
-      const together = await this.deps.store.commit({ puts: chunk.flatMap((m) => m.puts) });
-      const written = together.ok ? chunk : [];
-      if (!together.ok) {
-        for (const m of chunk) if ((await this.deps.store.commit({ puts: m.puts })).ok) written.push(m);
-      }
-      for (const m of written) {
+    let chunk: Moved[] = [];
+    let ops = 0;
+    const flush = async (): Promise<void> => {
+      for (const m of await this.write(chunk)) {
         this.written.set(m.id, m.next);
         changed.push(m.id);
       }
+      chunk = [];
+      ops = 0;
+      await yieldToEventLoop();
+    };
+    for (const record of this.deps.source.all()) {
+      const moved = this.moved(record, now, wallNow);
+      if (moved === undefined) continue;
+      if (chunk.length > 0 && ops + moved.puts.length > MAX_OPS_PER_COMMIT) {
+        await flush();
+        if (!this.deps.isLeader()) return changed;
+      }
+      chunk.push(moved);
+      ops += moved.puts.length;
     }
+    if (chunk.length > 0) await flush();
     for (const id of this.written.keys()) if (!this.deps.source.get(id)) this.written.delete(id);
     return changed;
+  }
+
+  /** What to write for `record` when its weight moved enough to republish, else undefined. */
+  private moved(record: InstanceRecord, now: number, wallNow: number): Moved | undefined {
+    const factors = this.deps.router.factorsOf(record, now);
+    if (!factors) return undefined;
+    const id = record.instance_id;
+    const published = this.written.get(id) ?? this.deps.table.get(id);
+    const next = computeWeight(factors, published, wallNow);
+    if (!shouldRepublish(published, next)) return undefined;
+    const lease = record.lease_id;
+    const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
+    const skydns = this.deps.skydns;
+    if (skydns) {
+      const weights = { priority: next.priority, weight: next.weight };
+      for (const entry of skydnsEntries(record, skydns.zone, skydns.ttlSec, weights))
+        puts.push({ ...entry, lease });
+    }
+    return { id, next, puts };
+  }
+
+  /**
+   * Writes a chunk in one commit: instances that move together (a warm-up cohort) cost one watch
+   * batch. If one lease just expired the commit fails whole, and the chunk's instances are written one
+   * by one so that one instance cannot fail the others. Returns what was written.
+   */
+  private async write(chunk: Moved[]): Promise<Moved[]> {
+    const together = await this.deps.store.commit({ puts: chunk.flatMap((m) => m.puts) });
+    if (together.ok) return chunk;
+    const written: Moved[] = [];
+    for (const m of chunk) if ((await this.deps.store.commit({ puts: m.puts })).ok) written.push(m);
+    return written;
   }
 
   /** Publishes every `intervalMs` while leader; returns a stop function. */
