@@ -3,7 +3,13 @@ import { srvRr, withSrvWeight } from './rr.js';
 
 describe('withSrvWeight', () => {
   it('gives the same RDATA and text as encoding the SRV record afresh', () => {
-    const base = srvRr({ priority: 0, weight: 0, port: 8443, target: 'sum-1.agents.internal.', glue: 'sum-1' });
+    const base = srvRr({
+      priority: 0,
+      weight: 0,
+      port: 8443,
+      target: 'sum-1.agents.internal.',
+      glue: 'sum-1',
+    });
     for (const [priority, weight] of [
       [10, 1],
       [20, 65_535],
