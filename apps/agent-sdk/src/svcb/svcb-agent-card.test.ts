@@ -72,3 +72,17 @@ describe('agent card keys', () => {
     if (!res.ok) expect(res.error.code).toBe('INVALID_SVCB');
   });
 });
+
+describe('setTextParam', () => {
+  it('stores the UTF-8 octets of any well-formed text, astral characters included', () => {
+    const params = setTextParam({ port: 1 }, 65_410, 'café 🤖');
+    expect(Buffer.from(params.keys![65_410]!).toString('utf8')).toBe('café 🤖');
+    expect(getTextParam(params, 65_410)).toBe('café 🤖');
+    expect(params.port).toBe(1);
+  });
+
+  it('refuses text with a lone surrogate, which has no UTF-8 form', () => {
+    expect(() => setTextParam({}, 65_410, 'a\ud800b')).toThrow(/well-formed/);
+    expect(() => setTextParam({}, 65_410, '\udc00')).toThrow(/well-formed/);
+  });
+});

@@ -20,13 +20,20 @@ export interface AgentCardRef {
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Returns params with generic key `key` (10-65534) set to the UTF-8 octets of `text`. */
-export function setTextParam(params: SvcParams, key: number, text: string): SvcParams {
+/** A lone surrogate: the one thing a JS string can hold that UTF-8 cannot. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The UTF-8 octets of `text` as the value of generic key `key` (10-65534), checked. */
+function textParamBytes(key: number, text: string): Uint8Array {
   checkKeyNumber(key);
   if (isTypedKey(key)) throw invalidSvcb(`key${key} has a typed SvcParams field; it takes no text`);
-  const bytes = new TextEncoder().encode(text);
-  if (utf8Strict.decode(bytes) !== text) throw invalidSvcb(`text for key${key} is not well-formed Unicode`);
-  return { ...params, keys: { ...params.keys, [key]: bytes } };
+  if (LONE_SURROGATE.test(text)) throw invalidSvcb(`text for key${key} is not well-formed Unicode`);
+  return Buffer.from(text, 'utf8');
+}
+
+/** Returns params with generic key `key` (10-65534) set to the UTF-8 octets of `text`. */
+export function setTextParam(params: SvcParams, key: number, text: string): SvcParams {
+  return { ...params, keys: { ...params.keys, [key]: textParamBytes(key, text) } };
 }
 
 /** The UTF-8 text of generic key `key`, or undefined when absent; invalid UTF-8 throws `INVALID_SVCB`. */
@@ -74,11 +81,15 @@ function checkWellKnown(name: string): string {
 
 /** Returns params carrying the card URL, digest and (optional) well-known name; each is validated. */
 export function withAgentCard(params: SvcParams, card: AgentCardRef): SvcParams {
-  let out = setTextParam(params, AGENT_CARD_URL_KEY, checkUrl(card.url));
-  out = setTextParam(out, AGENT_CARD_SHA256_KEY, checkSha256(card.sha256));
+  const keys = { ...params.keys };
+  keys[AGENT_CARD_URL_KEY] = textParamBytes(AGENT_CARD_URL_KEY, checkUrl(card.url));
+  keys[AGENT_CARD_SHA256_KEY] = textParamBytes(AGENT_CARD_SHA256_KEY, checkSha256(card.sha256));
   if (card.wellKnown !== undefined)
-    out = setTextParam(out, AGENT_CARD_WELL_KNOWN_KEY, checkWellKnown(card.wellKnown));
-  return out;
+    keys[AGENT_CARD_WELL_KNOWN_KEY] = textParamBytes(
+      AGENT_CARD_WELL_KNOWN_KEY,
+      checkWellKnown(card.wellKnown),
+    );
+  return { ...params, keys };
 }
 
 /** Reads and validates whichever of the three card keys are present (absent ones stay undefined). */

@@ -9,7 +9,16 @@ import {
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
 import { absoluteName, HOST_LABEL, labelsToWire, RESERVED_LABELS, ZoneNames } from './names.js';
-import { addressRr, RRTYPE, srvRr, svcbRr, withSrvWeight, withSvcPriority, type ZoneRr } from './rr.js';
+import {
+  addressRr,
+  RRTYPE,
+  srvRr,
+  svcbRr,
+  withSrvWeight,
+  withSvcPriority,
+  withSvcTarget,
+  type ZoneRr,
+} from './rr.js';
 import type { ZoneNode } from './zone-snapshot.js';
 
 /** The well-known card file name published as key65409. */
@@ -97,13 +106,14 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
   try {
     const params = instanceSvcParams(record);
     const port = record.endpoint.port;
-    const indexSvcb = svcbRr({ priority: 1, target, params }, name);
+    // One encoding of the params: the index record is the self record with the instance as target.
+    const selfSvcb = svcbRr({ priority: 1, target: '.', params }, name);
+    const indexSvcb = withSvcTarget(selfSvcb, { priority: 1, target, params }, name);
     // Encoded once; each priority and weight is a copy with its first four octets rewritten.
     const baseSrv = srvRr({ priority: 0, weight: 0, port, target, glue: name });
     const srv = memo((key) => withSrvWeight(baseSrv, key >>> 16, key & 0xffff));
     const capabilities = publishedCapabilities(record.declaration);
     const address = addressRr(record.endpoint.host);
-    const selfSvcb = svcbRr({ priority: 1, target: '.', params }, name);
     const wire = labelsToWire(name);
     return ok({
       record,

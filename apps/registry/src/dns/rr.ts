@@ -1,6 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { encodeSvcbRdata, formatSvcbPresentation, type SvcbRecord } from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
+import { nameToWire } from './names.js';
 
 /** RR type codes this zone publishes or answers for. */
 export const RRTYPE = {
@@ -138,6 +139,20 @@ function lazyTextRr(rdata: Buffer, format: () => string, glue: string | undefine
 export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
   // Encoding validates the same params formatting reads, so deferring the text cannot hide an error.
   return lazyTextRr(encodeSvcbRdata(svcb), () => formatSvcbPresentation(svcb), glue);
+}
+
+/**
+ * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target`: the
+ * SvcParams' octets are reused as they are. `record` is the new record, for the presentation text.
+ */
+export function withSvcTarget(rr: ZoneRr, record: SvcbRecord, glue?: string): ZoneRr {
+  if (rr.rdata[2] !== 0) throw new RangeError('withSvcTarget takes a record whose TargetName is "."');
+  const target = nameToWire(record.target);
+  const rdata = Buffer.allocUnsafe(rr.rdata.length - 1 + target.length);
+  rr.rdata.copy(rdata, 0, 0, 2);
+  target.copy(rdata, 2);
+  rr.rdata.copy(rdata, 2 + target.length, 3);
+  return lazyTextRr(rdata, () => formatSvcbPresentation(record), glue);
 }
 
 /** The same SVCB record with another SvcPriority: the priority is the RDATA's first two octets. */
