@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { KEYS } from '../store/keys.js';
+import type { RegistryStore, Watch } from '../store/store.js';
 import { instanceRecord } from '../testing/fixtures.js';
 import { captureLogger, settle } from '../testing/test-registry.js';
 import { InstanceCache } from './instance-cache.js';
@@ -42,6 +43,21 @@ describe('InstanceCache', () => {
     expect(seen.flatMap((c) => c.deleted)).toEqual(['a-0001']);
     await cache.close();
     expect(cache.primed).toBe(false);
+  });
+
+  it('keeps no reference to the watch snapshot once it is loaded', async () => {
+    await put('a-0005');
+    let watch: Watch | undefined;
+    const watching: Pick<RegistryStore, 'watch'> = {
+      watch: async (prefix, listener) => {
+        watch = await store.watch(prefix, listener);
+        return watch;
+      },
+    };
+    const cache = await InstanceCache.start(watching as RegistryStore, captureLogger().logger);
+    expect(cache.get('a-0005')?.instance_id).toBe('a-0005');
+    expect(watch?.snapshot).toEqual([]);
+    await cache.close();
   });
 
   it('skips records that are not valid, with a warning', async () => {

@@ -34,7 +34,10 @@ export class InstanceCache implements InstanceSource, LocalWrites {
       else early.push(events);
     });
     cache.watch = watch;
-    cache.load(watch.snapshot);
+    // Read once: the Watch is kept for close(), and its snapshot would keep every record's JSON alive.
+    const { snapshot } = watch;
+    watch.snapshot = [];
+    cache.load(snapshot);
     primed = true;
     for (const events of early) cache.apply(events);
     return cache;

@@ -165,14 +165,15 @@ export class EtcdStore implements RegistryStore {
   }
 
   async watch(prefix: string, listener: (events: WatchEvent[]) => void): Promise<Watch> {
-    const inner = await this.#call('watch', () =>
+    // Only the inner close is kept: the store must not hold the snapshot once the caller let it go.
+    const { snapshot, close } = await this.#call('watch', () =>
       openEtcdWatch(this.#client, this.#key(prefix), this.#prefix.length, listener, this.#onError),
     );
     const watch: Watch = {
-      snapshot: inner.snapshot,
+      snapshot,
       close: async () => {
         this.#watches.delete(watch);
-        await inner.close();
+        await close();
       },
     };
     this.#watches.add(watch);
