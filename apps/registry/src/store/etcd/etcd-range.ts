@@ -43,6 +43,8 @@ export async function rangeAll(
     revision ??= String(res.header.revision);
     for (const item of res.kvs) out.push(toKeyValue(item, namespaceLength));
     const last = res.kvs.at(-1);
+    // The finished call stays reachable to minor GCs for a while: it must not carry the page along.
+    res.kvs = [];
     if (!res.more || last === undefined) return { kvs: out, revision };
     // The next page starts just after the last key returned.
     start = Buffer.concat([last.key, Buffer.from([0])]);
