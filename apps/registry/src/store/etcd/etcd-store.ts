@@ -71,7 +71,9 @@ export class EtcdStore implements RegistryStore {
       },
       isLeaseNotFound,
       maxOps: MAX_TXN_OPS,
-      maxInFlight: 4,
+      // Two, not four: registrations wait in larger batches (0.19 instead of 0.32 txns each under load),
+      // and each unary call costs the process ~0.2 ms of CPU, which bounds registrations/s on etcd.
+      maxInFlight: 2,
     });
   }
 
