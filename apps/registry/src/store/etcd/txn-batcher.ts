@@ -21,6 +21,12 @@ export interface TxnBatcherOptions {
   maxOps: number;
   /** Transactions in flight at once; commits that arrive meanwhile wait and go out together. */
   maxInFlight: number;
+  /**
+   * Below this many in flight any batch goes at once; from here up to `maxInFlight` only a batch of at
+   * least `maxOps / 2` operations does, so under load commits gather into fewer, larger transactions.
+   * @default maxInFlight
+   */
+  eagerInFlight?: number;
 }
 
 /**
@@ -49,15 +55,20 @@ export class TxnBatcher {
   }
 
   #pump(): void {
-    while (this.#inFlight < this.#options.maxInFlight && this.#queue.length > 0) {
-      const batch = this.#take();
-      if (batch.length === 0) return;
+    const { maxInFlight, maxOps, eagerInFlight = maxInFlight } = this.#options;
+    while (this.#inFlight < maxInFlight && this.#queue.length > 0) {
+      const { n, ops } = this.#next();
+      if (n === 0) return;
+      // A small batch waits for a slot below `eagerInFlight` (a finishing transaction pumps again).
+      if (this.#inFlight >= eagerInFlight && ops < maxOps / 2) return;
+      const batch = this.#queue.slice(0, n);
+      this.#queue = this.#queue.slice(n);
       void this.#send(batch);
     }
   }
 
   /** The next batch: the longest run of queued commits, in order, that fits and touches no key twice or in flight. */
-  #take(): Pending[] {
+  #next(): { n: number; ops: number } {
     const keys = new Set<string>();
     let ops = 0;
     let n = 0;
@@ -69,9 +80,7 @@ export class TxnBatcher {
       ops += txn.ops.length;
       for (const key of txn.keys) keys.add(key);
     }
-    const batch = this.#queue.slice(0, n);
-    this.#queue = this.#queue.slice(n);
-    return batch;
+    return { n, ops };
   }
 
   async #send(batch: Pending[]): Promise<void> {
