@@ -54,7 +54,7 @@ export class RoutingService {
   readonly reporter: ConflictReporter;
   readonly routes: Hono;
   weights: WeightTable | undefined;
-  private readonly stops: Array<() => void> = [];
+  private readonly stops: Array<() => void | Promise<void>> = [];
 
   constructor(private readonly deps: RoutingServiceDeps) {
     this.router = new Router({
@@ -103,7 +103,7 @@ export class RoutingService {
   }
 
   async close(): Promise<void> {
-    for (const stop of this.stops.splice(0)) stop();
+    await Promise.all(this.stops.splice(0).map((stop) => stop()));
     this.router.close();
     await this.weights?.close();
   }

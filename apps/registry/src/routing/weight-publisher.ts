@@ -41,6 +41,8 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 export class WeightPublisher {
   // What this leader wrote and the watch may not have delivered yet.
   private readonly written = new Map<string, PublishedWeight>();
+  // Set by the stop function of `start`: a pass in progress ends after its current chunk.
+  private stopped = false;
 
   constructor(private readonly deps: WeightPublisherDeps) {}
 
@@ -73,7 +75,7 @@ export class WeightPublisher {
       if (moved === undefined) continue;
       if (chunk.length > 0 && ops + moved.puts.length > MAX_OPS_PER_COMMIT) {
         await flush();
-        if (!this.deps.isLeader()) return changed;
+        if (this.stopped || !this.deps.isLeader()) return changed;
       }
       chunk.push(moved);
       ops += moved.puts.length;
@@ -115,17 +117,31 @@ export class WeightPublisher {
     return written;
   }
 
-  /** Publishes every `intervalMs` while leader; returns a stop function. */
-  start(intervalMs: number, onError: (error: unknown) => void = () => {}): () => void {
-    let running = false;
-    return this.deps.clock.every(intervalMs, () => {
-      if (running) return;
-      running = true;
-      this.publishOnce()
-        .catch(onError)
+  /**
+   * Publishes every `intervalMs` while leader; returns a stop function. Stopping ends a pass in
+   * progress after its current chunk, and the returned promise settles once it has ended, so the
+   * store can be closed without a pass failing on it.
+   */
+  start(intervalMs: number, onError: (error: unknown) => void = () => {}): () => Promise<void> {
+    let pass: Promise<void> | undefined;
+    this.stopped = false;
+    const stopTimer = this.deps.clock.every(intervalMs, () => {
+      if (pass !== undefined) return;
+      pass = this.publishOnce()
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            if (!this.stopped) onError(error);
+          },
+        )
         .finally(() => {
-          running = false;
+          pass = undefined;
         });
     });
+    return async () => {
+      this.stopped = true;
+      stopTimer();
+      await pass;
+    };
   }
 }

@@ -177,6 +177,50 @@ describe('WeightPublisher and WeightTable', () => {
     await table.close();
   });
 
+  it('stopping ends a pass after its current chunk and waits for it; the store may close after', async () => {
+    const { clock, source, register, router, table } = await setup();
+    const commits: number[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = {
+      commit: async (ops: Parameters<typeof store.commit>[0]) => {
+        commits.push(ops.puts?.length ?? 0);
+        await gate;
+        return store.commit(ops);
+      },
+    };
+    const publisher = new WeightPublisher({
+      store: slow,
+      source,
+      router,
+      table,
+      clock,
+      isLeader: () => true,
+      skydns: { zone: 'agents.internal', ttlSec: 15 },
+    });
+    for (let i = 0; i < 100; i++) await register(`sum-${i}`);
+    const errors: unknown[] = [];
+    const stop = publisher.start(1000, (error) => errors.push(error));
+    clock.advance(1000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commits).toHaveLength(1);
+    let stopped = false;
+    const stopping = stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    // The pass ended after the chunk it was writing: no more commits, and nothing was reported.
+    expect(commits).toHaveLength(1);
+    expect(errors).toEqual([]);
+    router.close();
+    await table.close();
+  });
+
   it('skips an instance whose lease is gone without failing the others', async () => {
     const { source, publisher, register, router, table } = await setup();
     await register('sum-1');
