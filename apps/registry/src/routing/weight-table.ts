@@ -30,11 +30,15 @@ export class WeightTable {
     const table = new WeightTable();
     const early: WatchEvent[][] = [];
     let primed = false;
-    table.watch = await store.watch(KEYS.weightsPrefix, (events) => {
+    const watch = await store.watch(KEYS.weightsPrefix, (events) => {
       if (primed) table.apply(events);
       else early.push(events);
     });
-    table.apply(table.watch.snapshot.map(({ key, value }) => ({ type: 'put', key, value })));
+    table.watch = watch;
+    // Read once: the Watch is kept for close(), and its snapshot would keep every weight's JSON alive.
+    const { snapshot } = watch;
+    watch.snapshot = [];
+    table.apply(snapshot.map(({ key, value }) => ({ type: 'put', key, value })));
     primed = true;
     for (const events of early) table.apply(events);
     return table;
