@@ -33,6 +33,13 @@ export const DEFAULT_SRV_PRIORITY = 10;
 /** The SRV owner label that lists every live instance. */
 export const GENERIC_SERVICE = 'agent';
 
+// The zone's path is the same for every instance: computed once per zone name.
+let lastZone: { zone: string; path: string } | undefined;
+function zonePath(zone: string): string {
+  if (lastZone?.zone !== zone) lastZone = { zone, path: skydnsPath(zone) };
+  return lastZone.path;
+}
+
 const clampU16 = (value: number, min: number): number => Math.min(65_535, Math.max(min, Math.round(value)));
 
 /**
@@ -60,7 +67,7 @@ export function skydnsEntries(
     return JSON.stringify(service);
   };
   // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
-  const base = skydnsPath(zone);
+  const base = zonePath(zone);
   const entries: SkydnsEntry[] = [
     {
       key: `${base}/${instance}`,
