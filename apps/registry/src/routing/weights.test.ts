@@ -69,15 +69,18 @@ describe('WeightPublisher and WeightTable', () => {
     const router = new Router({ source, clock, liveness });
     const table = await WeightTable.start(store);
     let leader = true;
-    const publisher = new WeightPublisher({
-      store,
-      source,
-      router,
-      table,
-      clock,
-      isLeader: () => leader,
-      skydns: { zone: 'agents.internal', ttlSec: 15 },
-    });
+    /** A publisher that writes through `commits` (the store, or a wrapper that watches its commits). */
+    const publisherOn = (commits: Pick<EmbeddedStore, 'commit'>) =>
+      new WeightPublisher({
+        store: commits,
+        source,
+        router,
+        table,
+        clock,
+        isLeader: () => leader,
+        skydns: { zone: 'agents.internal', ttlSec: 15 },
+      });
+    const publisher = publisherOn(store);
     const register = async (id: string) => {
       const lease = await store.grantLease(15_000);
       const record = { ...testInstance(id, { agent: 'summarizer' }), lease_id: lease };
@@ -93,6 +96,7 @@ describe('WeightPublisher and WeightTable', () => {
       router,
       table,
       publisher,
+      publisherOn,
       register,
       settle,
       setLeader: (v: boolean) => (leader = v),
@@ -144,7 +148,7 @@ describe('WeightPublisher and WeightTable', () => {
   });
 
   it('writes instances that move together in few commits of at most 128 puts', async () => {
-    const { clock, source, register, router, table } = await setup();
+    const { source, register, router, table, publisherOn } = await setup();
     const sizes: number[] = [];
     const counting = {
       commit: (ops: Parameters<typeof store.commit>[0]) => {
@@ -152,15 +156,7 @@ describe('WeightPublisher and WeightTable', () => {
         return store.commit(ops);
       },
     };
-    const publisher = new WeightPublisher({
-      store: counting,
-      source,
-      router,
-      table,
-      clock,
-      isLeader: () => true,
-      skydns: { zone: 'agents.internal', ttlSec: 15 },
-    });
+    const publisher = publisherOn(counting);
     const ids = Array.from({ length: 100 }, (_, i) => `sum-${i}`);
     for (const id of ids) await register(id);
     expect((await publisher.publishOnce()).sort()).toEqual([...ids].sort());
@@ -178,7 +174,7 @@ describe('WeightPublisher and WeightTable', () => {
   });
 
   it('stopping ends a pass after its current chunk and waits for it; the store may close after', async () => {
-    const { clock, source, register, router, table } = await setup();
+    const { clock, register, router, table, publisherOn } = await setup();
     const commits: number[] = [];
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
@@ -191,15 +187,7 @@ describe('WeightPublisher and WeightTable', () => {
         return store.commit(ops);
       },
     };
-    const publisher = new WeightPublisher({
-      store: slow,
-      source,
-      router,
-      table,
-      clock,
-      isLeader: () => true,
-      skydns: { zone: 'agents.internal', ttlSec: 15 },
-    });
+    const publisher = publisherOn(slow);
     for (let i = 0; i < 100; i++) await register(`sum-${i}`);
     const errors: unknown[] = [];
     const stop = publisher.start(1000, (error) => errors.push(error));
