@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/index.js';
+import { defaultWeightOf } from '../dns/weights.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import { skydnsEntries } from '../skydns/index.js';
 import { KEYS } from '../store/keys.js';
@@ -92,7 +93,10 @@ export class WeightPublisher {
     const id = record.instance_id;
     const published = this.written.get(id) ?? this.deps.table.get(id);
     const next = computeWeight(factors, published, wallNow);
-    if (!shouldRepublish(published, next)) return undefined;
+    // With none published, DNS shows the default (priority 10, the declaration's priority as weight),
+    // which is what a new, healthy instance at the start of its warm-up gets anyway (1000 × 0.1 ×
+    // priority/100): a registration burst then costs no weight writes until weights really move.
+    if (!shouldRepublish(published ?? defaultWeightOf(record), next)) return undefined;
     const lease = record.lease_id;
     const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
     const skydns = this.deps.skydns;

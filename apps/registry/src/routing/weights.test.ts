@@ -147,6 +147,27 @@ describe('WeightPublisher and WeightTable', () => {
     await table.close();
   });
 
+  it('writes nothing for a new instance until its weight moves away from the default DNS already shows', async () => {
+    const { clock, source, publisher, router, table } = await setup();
+    const lease = await store.grantLease(15_000);
+    // Registered just now: warm-up has barely begun (factor 0.1), success is the prior (0.9), so the
+    // weight is 1000 × 0.9 × 0.1 × 50/100 = 45 against the default 50 (the declaration's priority).
+    const record = { ...testInstance('fresh-1', { registeredAt: Date.now() }), lease_id: lease };
+    await store.commit({ puts: [{ key: KEYS.instance('fresh-1'), value: JSON.stringify(record), lease }] });
+    source.put(record);
+    expect(await publisher.publishOnce()).toEqual([]);
+    expect(await store.get(KEYS.weight('fresh-1'))).toBeNull();
+    // A minute into warm-up (factor 0.28) the weight is 126: far enough from 50 to publish.
+    clock.advance(60_000);
+    expect(await publisher.publishOnce()).toEqual(['fresh-1']);
+    expect(JSON.parse((await store.get(KEYS.weight('fresh-1')))!)).toMatchObject({
+      priority: 10,
+      weight: 126,
+    });
+    router.close();
+    await table.close();
+  });
+
   it('writes instances that move together in few commits of at most 128 puts', async () => {
     const { source, register, router, table, publisherOn } = await setup();
     const sizes: number[] = [];

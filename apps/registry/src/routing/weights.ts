@@ -64,8 +64,14 @@ export function computeWeight(
   };
 }
 
-/** Whether `next` differs enough from what is published to be worth republishing. */
-export function shouldRepublish(published: PublishedWeight | undefined, next: PublishedWeight): boolean {
+/**
+ * Whether `next` differs enough from what DNS shows now to be worth publishing: the published weight,
+ * or, for an instance with none yet, `unpublished` (the zone's and SkyDNS's default for it).
+ */
+export function shouldRepublish(
+  published: Pick<PublishedWeight, 'priority' | 'weight'> | undefined,
+  next: PublishedWeight,
+): boolean {
   if (!published) return true;
   if (published.priority !== next.priority) return true;
   return Math.abs(next.weight - published.weight) > WEIGHT_HYSTERESIS.change * published.weight;
