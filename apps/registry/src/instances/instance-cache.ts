@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { followPrefix } from '../store/follow-prefix.js';
 import { KEYS } from '../store/keys.js';
 import { InstanceRecord } from '../store/records.js';
 import type { KeyValue, RegistryStore, Watch, WatchEvent } from '../store/store.js';
@@ -26,20 +27,10 @@ export class InstanceCache implements InstanceSource, LocalWrites {
   /** Starts the watch and returns once the snapshot is loaded (the cache is primed). */
   static async start(store: RegistryStore, logger: Logger): Promise<InstanceCache> {
     const cache = new InstanceCache(logger);
-    // Events may arrive before `watch` resolves; they are applied on top of the snapshot in order.
-    const early: WatchEvent[][] = [];
-    let primed = false;
-    const watch = await store.watch(KEYS.instancesPrefix, (events) => {
-      if (primed) cache.apply(events);
-      else early.push(events);
+    cache.watch = await followPrefix(store, KEYS.instancesPrefix, {
+      load: (snapshot) => cache.load(snapshot),
+      apply: (events) => cache.apply(events),
     });
-    cache.watch = watch;
-    // Read once: the Watch is kept for close(), and its snapshot would keep every record's JSON alive.
-    const { snapshot } = watch;
-    watch.snapshot = [];
-    cache.load(snapshot);
-    primed = true;
-    for (const events of early) cache.apply(events);
     return cache;
   }
 

@@ -1,6 +1,7 @@
 import type { WeightOf } from '../dns/weights.js';
 import { weightOfFromSrvWeights } from '../dns/weights.js';
 import type { SrvWeights } from '../skydns/index.js';
+import { followPrefix } from '../store/follow-prefix.js';
 import { KEYS } from '../store/keys.js';
 import type { RegistryStore, Watch, WatchEvent } from '../store/store.js';
 import { PublishedWeight } from './weights.js';
@@ -28,19 +29,10 @@ export class WeightTable {
   /** Starts watching the weights prefix; resolves once the snapshot is loaded. */
   static async start(store: Pick<RegistryStore, 'watch'>): Promise<WeightTable> {
     const table = new WeightTable();
-    const early: WatchEvent[][] = [];
-    let primed = false;
-    const watch = await store.watch(KEYS.weightsPrefix, (events) => {
-      if (primed) table.apply(events);
-      else early.push(events);
+    table.watch = await followPrefix(store, KEYS.weightsPrefix, {
+      load: (snapshot) => table.apply(snapshot.map(({ key, value }) => ({ type: 'put', key, value }))),
+      apply: (events) => table.apply(events),
     });
-    table.watch = watch;
-    // Read once: the Watch is kept for close(), and its snapshot would keep every weight's JSON alive.
-    const { snapshot } = watch;
-    watch.snapshot = [];
-    table.apply(snapshot.map(({ key, value }) => ({ type: 'put', key, value })));
-    primed = true;
-    for (const events of early) table.apply(events);
     return table;
   }
 
