@@ -93,9 +93,10 @@ export class WeightPublisher {
     const id = record.instance_id;
     const published = this.written.get(id) ?? this.deps.table.get(id);
     const next = computeWeight(factors, published, wallNow);
-    // With none published, DNS shows the default (priority 10, the declaration's priority as weight),
-    // which is what a new, healthy instance at the start of its warm-up gets anyway (1000 × 0.1 ×
-    // priority/100): a registration burst then costs no weight writes until weights really move.
+    // With none published, DNS shows the default (priority 10, the declaration's priority as weight).
+    // A new, healthy instance at the start of its warm-up weighs 1000 × 0.9 (success prior) × 0.1 ×
+    // priority/100 = 0.9 × priority, within the hysteresis of that default: a registration burst then
+    // costs no weight writes until weights really move.
     if (!shouldRepublish(published ?? defaultWeightOf(record), next)) return undefined;
     const lease = record.lease_id;
     const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
