@@ -16,6 +16,7 @@ import { EtcdLeadership } from './etcd-leadership.js';
 import { rangeAll } from './etcd-range.js';
 import { openEtcdWatch } from './etcd-watch.js';
 import { KeepAliveStream } from './keepalive-stream.js';
+import { LeasePool } from './lease-pool.js';
 import { TxnBatcher } from './txn-batcher.js';
 
 /** Options of the etcd-backed store. */
@@ -46,6 +47,7 @@ export class EtcdStore implements RegistryStore {
   readonly #watches = new Set<Watch>();
   readonly #leaderships = new Set<Leadership>();
   readonly #txns: TxnBatcher;
+  readonly #leases: LeasePool;
   #closed = false;
 
   private constructor(options: EtcdStoreOptions) {
@@ -76,6 +78,13 @@ export class EtcdStore implements RegistryStore {
       maxInFlight: 4,
       eagerInFlight: 2,
     });
+    // Registrations take leases granted moments before, so they wait for one raft round, not two.
+    this.#leases = new LeasePool({
+      grant: async (ttlSeconds) =>
+        String((await this.#client.leaseClient.leaseGrant({ TTL: ttlSeconds })).ID),
+      refresh: (lease) => this.#keepAlives.refresh(lease),
+      onError: this.#onError,
+    });
   }
 
   /** Connects to etcd and checks that it answers; STORE_UNAVAILABLE when it does not. */
@@ -101,10 +110,7 @@ export class EtcdStore implements RegistryStore {
       );
     }
     // etcd's TTL granularity is whole seconds: round up so a lease never lives shorter than asked.
-    const res = await this.#call('grant lease', () =>
-      this.#client.leaseClient.leaseGrant({ TTL: Math.ceil(ttlMs / 1000) }),
-    );
-    return String(res.ID);
+    return this.#call('grant lease', () => this.#leases.take(Math.ceil(ttlMs / 1000)));
   }
 
   async keepAlive(lease: LeaseId): Promise<Result<{ ttlMs: number }, LeaseError>> {
@@ -226,6 +232,7 @@ export class EtcdStore implements RegistryStore {
     await Promise.allSettled([...this.#watches].map((watch) => watch.close()));
     // Resigning revokes each session lease, so another process takes over at once.
     await Promise.allSettled([...this.#leaderships].map((leadership) => leadership.resign()));
+    this.#leases.close();
     this.#keepAlives.close();
     this.#client.close();
   }
