@@ -45,7 +45,10 @@ export interface Leadership {
  */
 export interface RegistryStore {
   readonly kind: 'embedded' | 'etcd';
-  /** Creates a lease that expires `ttlMs` after its last keep-alive (rounded up to whole seconds on etcd). */
+  /**
+   * Creates a lease that expires `ttlMs` after its last keep-alive (rounded up to whole seconds on
+   * etcd, where under load it may come from leases granted up to 50 ms before: see lease-pool.ts).
+   */
   grantLease(ttlMs: number): Promise<LeaseId>;
   /** Refreshes a lease once; `lease_not_found` once it expired or was revoked. */
   keepAlive(lease: LeaseId): Promise<Result<{ ttlMs: number }, LeaseError>>;
