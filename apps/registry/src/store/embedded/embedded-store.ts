@@ -30,7 +30,7 @@ export interface EmbeddedStoreOptions {
   flushIntervalMs?: number;
   /** Longest wait before written changes are fsynced. @default 1000 */
   syncIntervalMs?: number;
-  /** Journal growth that triggers a snapshot rewrite. @default 4 MiB */
+  /** Least journal growth between two snapshot rewrites (which also wait for two thirds of it to be superseded). @default 4 MiB */
   compactMinBytes?: number;
   /** Told about background failures (journal writes, watch listeners that throw). */
   onError?: (error: unknown) => void;
@@ -76,6 +76,7 @@ export class EmbeddedStore implements RegistryStore {
         file,
         {
           snapshot: () => store.#snapshot(),
+          liveBytes: () => store.#snapshotBytes(),
           ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
           ...(options.syncIntervalMs === undefined ? {} : { syncIntervalMs: options.syncIntervalMs }),
           ...(options.compactMinBytes === undefined ? {} : { compactMinBytes: options.compactMinBytes }),
@@ -228,6 +229,11 @@ export class EmbeddedStore implements RegistryStore {
         return;
       }
     }
+  }
+
+  /** About the size of `#snapshot()` written out: the header, ~24 bytes per lease, and the keys. */
+  #snapshotBytes(): number {
+    return 64 + 24 * this.#leases.size + this.#kv.bytes;
   }
 
   #snapshot(): JournalSnapshot {

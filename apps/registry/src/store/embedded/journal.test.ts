@@ -75,6 +75,34 @@ describe('Journal', () => {
     expect(text.endsWith('[["/k","99"]]}\n')).toBe(true);
   });
 
+  it('rewrites once two thirds of it are superseded records, never while it only grows with live state', async () => {
+    const file = join(dir, 'j.jsonl');
+    const state: JournalSnapshot = { nextLease: 1, leases: [], kv: [] };
+    const liveBytes = () => JSON.stringify(state.kv).length + 30;
+    const journal = await Journal.create(file, { snapshot: () => state, liveBytes, compactMinBytes: 500 });
+    // A registration burst: every record adds live state, so a rewrite would only copy it.
+    for (let i = 0; i < 100; i++) {
+      state.kv.push([`/k/${i}`, 'v']);
+      journal.append({ t: 'commit', p: [[`/k/${i}`, 'v']] });
+      if (i % 10 === 9) await journal.flush();
+    }
+    expect((await readJournal(file)).records.length).toBe(101);
+    // Churn: overwrites leave superseded records behind, and the journal compacts them away.
+    for (let i = 0; i < 300; i++) {
+      state.kv[0] = ['/k/0', `value ${i}`];
+      journal.append({ t: 'commit', p: [['/k/0', `value ${i}`]] });
+      if (i % 10 === 9) await journal.flush();
+    }
+    await journal.close();
+    const { records } = await readJournal(file);
+    expect(records[0]?.t).toBe('snap');
+    expect(records.length).toBeLessThan(250);
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('["/k/0","value 299"]');
+    expect(text).not.toContain('"value 0"');
+    expect(text).toContain('["/k/99","v"]');
+  });
+
   it('drops a torn last line but refuses a damaged middle line', async () => {
     const file = join(dir, 'j.jsonl');
     await writeFile(file, '{"t":"grant","l":"1","ttl":1000}\n{"t":"commit","p":[["/a"');

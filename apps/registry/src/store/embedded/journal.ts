@@ -14,7 +14,14 @@ export interface JournalOptions {
   flushIntervalMs?: number;
   /** Longest time a written record waits for fsync (the seed's batch sync). @default 1000 */
   syncIntervalMs?: number;
-  /** The journal is rewritten as a snapshot once it grew by this much and by twice the last snapshot. @default 4 MiB */
+  /**
+   * Roughly how many bytes a snapshot taken now would have. The journal is rewritten once it is more
+   * than three times that (two thirds superseded records) and grew by `compactMinBytes` since the
+   * last rewrite, so a journal that only grows with live state (a registration burst) is never
+   * rewritten. @default the size of the last snapshot written
+   */
+  liveBytes?: () => number;
+  /** Least growth between two rewrites. @default 4 MiB */
   compactMinBytes?: number;
   /** Told about a failed background write; later appends fail with STORE_UNAVAILABLE. */
   onError?: (error: unknown) => void;
@@ -49,7 +56,8 @@ export async function readJournal(file: string): Promise<JournalContents> {
  */
 export class Journal {
   readonly #file: string;
-  readonly #opts: Required<Omit<JournalOptions, 'onError'>> & Pick<JournalOptions, 'onError'>;
+  readonly #opts: Required<Omit<JournalOptions, 'onError' | 'liveBytes'>> &
+    Pick<JournalOptions, 'onError' | 'liveBytes'>;
   #handle: FileHandle | undefined;
   #buffer: string[] = [];
   #chain: Promise<void> = Promise.resolve();
@@ -158,13 +166,19 @@ export class Journal {
     this.#syncTimer ??= setTimeout(() => {
       this.#chain = this.#chain.then(() => this.#sync());
     }, this.#opts.syncIntervalMs).unref();
-    const threshold = Math.max(this.#opts.compactMinBytes, 2 * this.#snapshotBytes);
-    if (this.#bytesSinceSnapshot > threshold) {
+    if (this.#shouldCompact()) {
       // The snapshot includes every buffered record, so they are dropped with it.
       const snapshot = this.#opts.snapshot();
       this.#buffer = [];
       await this.#rewrite(snapshot);
     }
+  }
+
+  /** Rewrite only when most of the file is superseded records: rewriting live state buys nothing. */
+  #shouldCompact(): boolean {
+    if (this.#bytesSinceSnapshot <= this.#opts.compactMinBytes) return false;
+    const live = this.#opts.liveBytes?.() ?? this.#snapshotBytes;
+    return this.#snapshotBytes + this.#bytesSinceSnapshot > 3 * live;
   }
 
   async #sync(): Promise<void> {

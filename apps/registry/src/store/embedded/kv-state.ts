@@ -7,10 +7,15 @@ interface Entry {
   lease: LeaseId | undefined;
 }
 
+/** About what one key adds to a snapshot: `["key","value","lease"],` before JSON escaping. */
+const entryBytes = (key: string, entry: Entry): number =>
+  key.length + entry.value.length + (entry.lease === undefined ? 6 : entry.lease.length + 9);
+
 /** The keys and values, kept consistent with the lease table's key sets; every change yields its events. */
 export class KvState {
   readonly #data = new Map<string, Entry>();
   readonly #leases: LeaseTable;
+  #bytes = 0;
 
   constructor(leases: LeaseTable) {
     this.#leases = leases;
@@ -18,6 +23,11 @@ export class KvState {
 
   get size(): number {
     return this.#data.size;
+  }
+
+  /** Roughly how many bytes the keys take in a journal snapshot (kept up to date, never recounted). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   get(key: string): string | null {
@@ -44,10 +54,15 @@ export class KvState {
     for (const key of deletes) if (this.#remove(key)) events.push({ type: 'delete', key });
     for (const put of puts) {
       const previous = this.#data.get(put.key);
-      if (previous?.lease !== undefined && previous.lease !== put.lease)
-        this.#leases.unbind(previous.lease, put.key);
+      if (previous !== undefined) {
+        this.#bytes -= entryBytes(put.key, previous);
+        if (previous.lease !== undefined && previous.lease !== put.lease)
+          this.#leases.unbind(previous.lease, put.key);
+      }
       if (put.lease !== undefined) this.#leases.bind(put.lease, put.key);
-      this.#data.set(put.key, { value: put.value, lease: put.lease });
+      const entry: Entry = { value: put.value, lease: put.lease };
+      this.#data.set(put.key, entry);
+      this.#bytes += entryBytes(put.key, entry);
       events.push({ type: 'put', key: put.key, value: put.value });
     }
     return events;
@@ -59,7 +74,9 @@ export class KvState {
     const events: WatchEvent[] = [];
     if (keys === undefined) return events;
     for (const key of keys) {
-      if (this.#data.get(key)?.lease !== id) continue;
+      const entry = this.#data.get(key);
+      if (entry?.lease !== id) continue;
+      this.#bytes -= entryBytes(key, entry);
       this.#data.delete(key);
       events.push({ type: 'delete', key });
     }
@@ -79,6 +96,7 @@ export class KvState {
     const entry = this.#data.get(key);
     if (entry === undefined) return false;
     if (entry.lease !== undefined) this.#leases.unbind(entry.lease, key);
+    this.#bytes -= entryBytes(key, entry);
     this.#data.delete(key);
     return true;
   }
