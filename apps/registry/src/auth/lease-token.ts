@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBytesPooled } from './random-pool.js';
 
 /** A fresh lease token: 32 random bytes, base64url. */
@@ -13,10 +13,16 @@ export function hashLeaseToken(token: string): string {
 
 /** Whether `token` hashes to `expectedHashHex`, compared in constant time. */
 export function leaseTokenMatches(token: string, expectedHashHex: string): boolean {
-  // One-shot hash: no Hash object per heartbeat.
-  const actual = hash('sha256', token, 'buffer');
-  const expected = Buffer.from(expectedHashHex, 'hex');
-  return expected.length === actual.length && timingSafeEqual(actual, expected);
+  // Compared as hex text, so a heartbeat allocates no Buffers (one-shot hash, no decode of the stored hash).
+  const actual = hash('sha256', token, 'hex');
+  if (expectedHashHex.length !== actual.length) return false;
+  let diff = 0;
+  // No early exit. A-F are lower-cased, as the hex decode this replaced accepted them too.
+  for (let i = 0; i < actual.length; i++) {
+    const c = expectedHashHex.charCodeAt(i);
+    diff |= actual.charCodeAt(i) ^ (c >= 0x41 && c <= 0x46 ? c | 0x20 : c);
+  }
+  return diff === 0;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */

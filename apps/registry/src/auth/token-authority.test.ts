@@ -48,6 +48,8 @@ describe('lease tokens', () => {
     expect(leaseTokenMatches(token, hash)).toBe(true);
     expect(leaseTokenMatches(newLeaseToken(), hash)).toBe(false);
     expect(leaseTokenMatches(token, 'abcd')).toBe(false);
+    expect(leaseTokenMatches(token, hash.toUpperCase())).toBe(true);
+    expect(leaseTokenMatches(token, `${hash.slice(0, 63)}g`)).toBe(false);
   });
 
   it('are read from Bearer headers only', () => {
