@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AGENT_CARD_SHA256_KEY,
@@ -84,5 +85,122 @@ describe('setTextParam', () => {
   it('refuses text with a lone surrogate, which has no UTF-8 form', () => {
     expect(() => setTextParam({}, 65_410, 'a\ud800b')).toThrow(/well-formed/);
     expect(() => setTextParam({}, 65_410, '\udc00')).toThrow(/well-formed/);
+  });
+});
+
+/** Whether withAgentCard takes `card` (true), or the ReachError code it throws. */
+function verdict(card: { url: string; sha256: string }): true | string {
+  try {
+    withAgentCard({}, card);
+    return true;
+  } catch (e) {
+    return (e as { code: string }).code;
+  }
+}
+
+describe('withAgentCard checks agree with their plain definitions', () => {
+  // The definitions the cheaper checks replace: `new URL` with an http(s) scheme, and a base64url round trip.
+  const urlOk = (text: string) => {
+    try {
+      const u = new URL(text);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  };
+  const shaOk = (text: string) =>
+    /^[A-Za-z0-9_-]{43}$/.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text;
+  const urlVerdict = (text: string) => verdict({ url: text, sha256 });
+  const expected = (ok: boolean) => (ok ? true : 'INVALID_SVCB');
+
+  it.each([
+    'http://127.0.0.1:8001/.well-known/agent-card.json',
+    'https://10.0.0.7/.well-known/agent-card.json',
+    'http://255.255.255.255:65535/',
+    'http://0.0.0.0:0',
+    'http://1.2.3.4',
+    'http://1.2.3.4:/x',
+    'http://1.2.3.4:65536/x',
+    'http://1.2.3.4:99999/x',
+    'http://1.2.3.4:080/x',
+    'http://01.2.3.4/x',
+    'http://08.2.3.4/x',
+    'http://256.2.3.4/x',
+    'http://1.2.3/x',
+    'http://1.2.3.4.5/x',
+    'http://1.2.3.4/../../x',
+    'http://1.2.3.4/a b',
+    'http://1.2.3.4/a?b#c',
+    'HTTP://1.2.3.4/x',
+    'ftp://1.2.3.4/x',
+    'http://[::1]:8001/.well-known/agent-card.json',
+    'http://planner.agents.internal/x',
+    'http:/1.2.3.4/x',
+    'http://1.2.3.4\\x',
+    '/relative',
+    '',
+  ])('judges the URL %j as new URL does', (text) => {
+    expect(urlVerdict(text)).toBe(expected(urlOk(text)));
+  });
+
+  it('judges generated URLs as new URL does', () => {
+    const octet = fc.oneof(
+      fc.integer({ min: 0, max: 300 }).map(String),
+      fc.constantFrom('00', '01', '08', '010', '0x1', '1e1', ''),
+    );
+    const port = fc.oneof(
+      fc.integer({ min: 0, max: 70_000 }).map((p) => `:${p}`),
+      fc.constantFrom('', ':', ':00', ':08080', ':-1', ':1a'),
+    );
+    const path = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom('a', 'Z', '0', '.', '_', '~', '-', '/', ' ', '%', '?', '#', '\\', 'é'),
+      }),
+      fc.constant('/.well-known/agent-card.json'),
+    );
+    const url = fc
+      .tuple(
+        fc.constantFrom('http://', 'https://', 'HTTP://', 'ftp://', 'http:/', 'http:///'),
+        fc.array(octet, { minLength: 3, maxLength: 5 }),
+        port,
+        path,
+      )
+      .map(([scheme, octets, p, rest]) => `${scheme}${octets.join('.')}${p}${rest}`);
+    fc.assert(
+      fc.property(url, (text) => urlVerdict(text) === expected(urlOk(text))),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('judges every last character of a digest as the base64url round trip does', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const prefixes = [sha256.slice(0, 42), 'A'.repeat(42), '_'.repeat(42), agentCardDigest('x').slice(0, 42)];
+    for (const prefix of prefixes) {
+      for (const last of `${alphabet}=+/.`) {
+        const text = prefix + last;
+        expect(verdict({ url, sha256: text })).toBe(expected(shaOk(text)));
+      }
+    }
+    for (const text of [
+      sha256.slice(0, 42),
+      `${sha256}A`,
+      `${sha256.slice(0, 42)}=`,
+      '',
+      `${sha256.slice(0, 41)}+A`,
+    ]) {
+      expect(verdict({ url, sha256: text })).toBe(expected(shaOk(text)));
+    }
+  });
+
+  it('judges generated digests as the base64url round trip does', () => {
+    const digest = fc.string({
+      unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/='),
+      minLength: 42,
+      maxLength: 44,
+    });
+    fc.assert(
+      fc.property(digest, (text) => verdict({ url, sha256: text }) === expected(shaOk(text))),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -2,14 +2,19 @@ import { invalidSvcb } from './svcb-types.js';
 
 const IPV4 = /^(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})$/;
 
+const notIpv4 = (text: string) => invalidSvcb(`"${text}" is not an IPv4 address`, { address: text });
+
 /** Parses dotted-quad IPv4 text into 4 bytes; leading zeros are refused (they read as octal elsewhere). */
 export function ipv4ToBytes(text: string): Uint8Array {
   const m = IPV4.exec(text);
-  const octets = m === null ? [] : m.slice(1).map(Number);
-  if (octets.length !== 4 || octets.some((o) => o > 255)) {
-    throw invalidSvcb(`"${text}" is not an IPv4 address`, { address: text });
+  if (m === null) throw notIpv4(text);
+  const out = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const octet = Number(m[i + 1]);
+    if (octet > 255) throw notIpv4(text);
+    out[i] = octet;
   }
-  return Uint8Array.from(octets);
+  return out;
 }
 
 /** Formats 4 bytes at `offset` as dotted-quad text. */

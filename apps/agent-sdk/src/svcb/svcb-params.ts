@@ -29,10 +29,10 @@ export interface KeyCodec<F extends TypedField> {
 
 const u16s = (values: readonly number[]) => {
   const out = new Uint8Array(values.length * 2);
-  values.forEach((v, i) => {
-    out[2 * i] = v >> 8;
-    out[2 * i + 1] = v & 0xff;
-  });
+  for (let i = 0; i < values.length; i++) {
+    out[2 * i] = values[i]! >> 8;
+    out[2 * i + 1] = values[i]! & 0xff;
+  }
   return out;
 };
 const readU16s = (b: Uint8Array) =>
@@ -89,13 +89,22 @@ const alpn: KeyCodec<'alpn'> = {
   key: 1,
   field: 'alpn',
   toWire: (ids) => {
-    const out: number[] = [];
+    const items: Uint8Array[] = [];
+    let size = 0;
     for (const id of nonEmptyList(ids, 'alpn')) {
       const bytes = latin1Bytes(id, 'alpn id');
       if (bytes.length < 1 || bytes.length > 255) throw invalidSvcb(`alpn id "${id}" must be 1-255 octets`);
-      out.push(bytes.length, ...bytes);
+      items.push(bytes);
+      size += 1 + bytes.length;
     }
-    return Uint8Array.from(out);
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const bytes of items) {
+      out[at] = bytes.length;
+      out.set(bytes, at + 1);
+      at += 1 + bytes.length;
+    }
+    return out;
   },
   fromWire: (b) => {
     if (b.length === 0) throw invalidSvcb('alpn needs at least one id');
@@ -130,9 +139,9 @@ function hints(key: number, field: 'ipv4hint' | 'ipv6hint', size: number): KeyCo
     key,
     field,
     toWire: (addrs) => {
-      const parts = nonEmptyList(addrs, field).map((a) => toBytes(String(a)));
-      const out = new Uint8Array(parts.length * size);
-      for (const [i, p] of parts.entries()) out.set(p, i * size);
+      const list = nonEmptyList(addrs, field);
+      const out = new Uint8Array(list.length * size);
+      for (let i = 0; i < list.length; i++) out.set(toBytes(String(list[i])), i * size);
       return out;
     },
     fromWire: (b) => {
@@ -217,22 +226,27 @@ export function codecFor(key: number): KeyCodec<TypedField> {
   return KEY_CODECS[key]!;
 }
 
+function hasKey(params: readonly WireParam[], key: number): boolean {
+  for (const p of params) if (p.key === key) return true;
+  return false;
+}
+
 /** Checks the cross-key rules (RFC 9460 sections 7.1.1 and 8) on wire params sorted by key. */
 export function checkSelfConsistent(params: readonly WireParam[]): void {
-  const present = new Set(params.map((p) => p.key));
   const m = params.find((p) => p.key === SVC_PARAM_KEYS.mandatory);
   for (const k of m === undefined ? [] : readU16s(m.value)) {
-    if (!present.has(k))
+    if (!hasKey(params, k))
       throw invalidSvcb(`mandatory lists ${svcParamKeyName(k)} but the record has no such key`);
   }
-  if (present.has(SVC_PARAM_KEYS['no-default-alpn']) && !present.has(SVC_PARAM_KEYS.alpn)) {
+  if (hasKey(params, SVC_PARAM_KEYS['no-default-alpn']) && !hasKey(params, SVC_PARAM_KEYS.alpn)) {
     throw invalidSvcb('no-default-alpn requires alpn');
   }
 }
 
 /** Turns typed params into wire params sorted by key, validating every value and the cross-key rules. */
 export function paramsToWire(params: SvcParams): WireParam[] {
-  const unknown = Object.keys(params ?? {}).filter((f) => !FIELDS.has(f));
+  const unknown: string[] = [];
+  for (const field of Object.keys(params ?? {})) if (!FIELDS.has(field)) unknown.push(field);
   if (unknown.length > 0) throw invalidSvcb(`unknown SvcParams field(s): ${unknown.join(', ')}`);
   const out: WireParam[] = [];
   for (const codec of KEY_CODECS) {
@@ -244,12 +258,15 @@ export function paramsToWire(params: SvcParams): WireParam[] {
   if (typeof keys !== 'object' || Array.isArray(keys) || keys instanceof Map) {
     throw invalidSvcb('keys must be a plain object of key number to bytes');
   }
-  for (const [name, value] of Object.entries(keys)) {
+  // Object.keys, not Object.entries: on these sparse integer keys entries costs several times more.
+  for (const name of Object.keys(keys)) {
+    const value = (keys as Record<string, unknown>)[name];
     const key = checkKeyNumber(Number(name));
     if (String(key) !== name) throw invalidSvcb(`keys entry "${name}" is not a key number`);
     if (isTypedKey(key)) throw invalidSvcb(`key${key} has a typed field: use "${codecFor(key).field}"`);
     if (!(value instanceof Uint8Array)) throw invalidSvcb(`key${key} must be a Uint8Array`);
-    out.push({ key, value: new Uint8Array(value) });
+    // No copy: both callers (encodeSvcbRdata, the presentation printer) only read the values, at once.
+    out.push({ key, value });
   }
   out.sort((a, b) => a.key - b.key);
   checkSelfConsistent(out);
