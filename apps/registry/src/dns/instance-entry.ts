@@ -8,11 +8,12 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
-import { absoluteName, HOST_LABEL, labelsToWire, RESERVED_LABELS, ZoneNames } from './names.js';
+import { absoluteName, HOST_LABEL, labelsToWire, nameToWire, RESERVED_LABELS, ZoneNames } from './names.js';
 import {
   addressRr,
   RRTYPE,
   srvRr,
+  srvRrWithTargetWire,
   svcbRr,
   withSrvWeight,
   withSvcPriority,
@@ -81,6 +82,13 @@ function memo<T>(make: (key: number) => T): (key: number) => T {
   };
 }
 
+/** `memo` for a pair of 16-bit numbers. */
+function memo2<T>(make: (high: number, low: number) => T): (high: number, low: number) => T {
+  const byKey = memo((key) => make(key >>> 16, key & 0xffff));
+  // Returned, not written into the entry literal: tsx would name a closure there (a defineProperty) per entry.
+  return (high, low) => byKey(high * 0x10000 + low);
+}
+
 /** The SvcParams every SVCB record of an instance carries (ARCHITECTURE section 3). */
 export function instanceSvcParams(record: InstanceRecord): SvcParams {
   const { endpoint } = record;
@@ -90,6 +98,9 @@ export function instanceSvcParams(record: InstanceRecord): SvcParams {
     { url: record.card_url, sha256: record.card_sha256, wellKnown: AGENT_CARD_WELL_KNOWN },
   );
 }
+
+// dns-packet writes SRV target labels as UTF-8 and nameToWire as latin1: the same octets for ASCII.
+const ASCII = /^\p{ASCII}*$/u;
 
 /** Encodes an instance's records, or says why it cannot be published. */
 export function instanceEntry(record: InstanceRecord, apex: string): Result<InstanceEntry, ReachError> {
@@ -108,10 +119,13 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
     const port = record.endpoint.port;
     // One encoding of the params: the index record is the self record with the instance as target.
     const selfSvcb = svcbRr({ priority: 1, target: '.', params }, name);
-    const indexSvcb = withSvcTarget(selfSvcb, { priority: 1, target, params }, name);
+    // The target's wire form serves the index SVCB record and the SRV record.
+    const targetWire = nameToWire(target);
+    const indexSvcb = withSvcTarget(selfSvcb, { priority: 1, target, params }, name, targetWire);
     // Encoded once; each priority and weight is a copy with its first four octets rewritten.
-    const baseSrv = srvRr({ priority: 0, weight: 0, port, target, glue: name });
-    const srv = memo((key) => withSrvWeight(baseSrv, key >>> 16, key & 0xffff));
+    const srvFields = { priority: 0, weight: 0, port, target, glue: name };
+    const baseSrv = ASCII.test(apex) ? srvRrWithTargetWire(srvFields, targetWire) : srvRr(srvFields);
+    const srv = memo2((priority, weight) => withSrvWeight(baseSrv, priority, weight));
     const capabilities = publishedCapabilities(record.declaration);
     const address = addressRr(record.endpoint.host);
     const wire = labelsToWire(name);
@@ -135,7 +149,7 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
       port,
       wire,
       node: ownNode(name, wire, address, selfSvcb),
-      srv: (priority, weight) => srv(priority * 0x10000 + weight),
+      srv,
       indexSvcbAt: memo((priority) => withSvcPriority(indexSvcb, priority)),
     });
   } catch (cause) {

@@ -35,24 +35,39 @@ export function absoluteName(relative: string, apex: string): string {
   return relative === '' ? `${apex}.` : `${relative}.${apex}.`;
 }
 
+/**
+ * Writes `name`'s labels (length octet, then one latin1 octet per character) into `out` at 0: a
+ * name of n characters takes n + 1 octets. A character loop: `Buffer.write` per label cost more.
+ */
+function writeLabels(name: string, out: Buffer): void {
+  let lengthAt = 0;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0x2e) {
+      out[lengthAt] = i - lengthAt;
+      lengthAt = i + 1;
+    } else {
+      out[i + 1] = c & 0xff; // latin1: the low octet of the UTF-16 unit
+    }
+  }
+  out[lengthAt] = name.length - lengthAt;
+}
+
 /** Wire form of a sequence of ASCII labels, without the terminating root byte. */
 export function labelsToWire(name: string): Buffer {
   if (name === '') return Buffer.alloc(0);
-  const labels = name.split('.');
   const out = Buffer.alloc(name.length + 1);
-  let offset = 0;
-  for (const label of labels) {
-    out[offset] = label.length;
-    out.write(label, offset + 1, 'latin1');
-    offset += label.length + 1;
-  }
+  writeLabels(name, out);
   return out;
 }
 
 /** Wire form of a full name (`a.b` or `a.b.`), with the terminating root byte. */
 export function nameToWire(name: string): Buffer {
-  const bare = name.replace(/\.$/, '');
-  return Buffer.concat([labelsToWire(bare), Buffer.from([0])]);
+  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
+  // One allocation: the labels, then the root octet (left zero).
+  const out = Buffer.alloc(bare === '' ? 1 : bare.length + 2);
+  if (bare !== '') writeLabels(bare, out);
+  return out;
 }
 
 /** Every proper ancestor of a relative name below the apex: `a.b.c` → `b.c`, `c`. */

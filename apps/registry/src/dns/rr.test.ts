@@ -1,5 +1,12 @@
+import dnsPacket from 'dns-packet';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { srvRr, svcbRr, withSrvWeight, withSvcTarget } from './rr.js';
+import { nameToWire } from './names.js';
+import { addressRr, RRTYPE, srvRr, srvRrWithTargetWire, svcbRr, withSrvWeight, withSvcTarget } from './rr.js';
+
+// dns-packet's A codec, which addressRr used to call: RDLENGTH then the address.
+const dnsPacketA = (ip: string) =>
+  (dnsPacket as unknown as { a: { encode(ip: string): Buffer } }).a.encode(ip).subarray(2);
 
 describe('withSrvWeight', () => {
   it('gives the same RDATA and text as encoding the SRV record afresh', () => {
@@ -39,6 +46,8 @@ describe('withSvcTarget', () => {
     const copy = withSvcTarget(self, record, 'sum-1');
     const fresh = svcbRr(record, 'sum-1');
     expect(copy.rdata.equals(fresh.rdata)).toBe(true);
+    const given = withSvcTarget(self, record, 'sum-1', nameToWire(record.target));
+    expect(given.rdata.equals(fresh.rdata)).toBe(true);
     expect(copy.text).toBe(fresh.text);
     expect(copy.glue).toBe('sum-1');
   });
@@ -48,5 +57,44 @@ describe('withSvcTarget', () => {
     expect(() => withSvcTarget(other, { priority: 1, target: 'b.example.', params: { port: 1 } })).toThrow(
       RangeError,
     );
+  });
+});
+
+describe('srvRrWithTargetWire', () => {
+  it('gives the same RDATA and text as dns-packet for host names', () => {
+    const label = fc.stringMatching(/^[a-z0-9_][a-z0-9_-]{0,20}$/);
+    const host = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => `${labels.join('.')}.`);
+    const u16 = fc.integer({ min: 0, max: 0xffff });
+    fc.assert(
+      fc.property(u16, u16, u16, host, (priority, weight, port, target) => {
+        const fields = { priority, weight, port, target, glue: 'x' };
+        const fresh = srvRr(fields);
+        const fast = srvRrWithTargetWire(fields, nameToWire(target));
+        return fast.rdata.equals(fresh.rdata) && fast.text === fresh.text && fast.glue === 'x';
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('addressRr', () => {
+  it('encodes every IPv4 address as dns-packet does', () => {
+    const ipv4 = fc.uint8Array({ minLength: 4, maxLength: 4 }).map((b) => b.join('.'));
+    fc.assert(
+      fc.property(ipv4, (ip) => {
+        const { type, rr } = addressRr(ip);
+        return type === RRTYPE.A && rr.rdata.equals(dnsPacketA(ip)) && rr.text === ip;
+      }),
+      { numRuns: 2000 },
+    );
+    for (const ip of ['0.0.0.0', '255.255.255.255', '127.0.0.1', '10.200.3.99']) {
+      expect(addressRr(ip).rr.rdata.equals(dnsPacketA(ip))).toBe(true);
+    }
+  });
+
+  it('gives IPv6 addresses an AAAA record', () => {
+    const { type, rr } = addressRr('::1');
+    expect(type).toBe(RRTYPE.AAAA);
+    expect([...rr.rdata]).toEqual([...new Array(15).fill(0), 1]);
   });
 });

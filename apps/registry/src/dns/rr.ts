@@ -49,23 +49,55 @@ interface RdataCodec {
 const record = (dnsPacket as unknown as { record(type: string): RdataCodec }).record;
 const rdataOf = (type: string, data: unknown): Buffer => record(type).encode(data).subarray(2);
 
+/** The four octets of a dotted quad that `isIPv4` accepted (decimal, 0-255, so no checks are left). */
+function ipv4Rdata(ip: string): Buffer {
+  const out = Buffer.alloc(4);
+  let at = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 0x2e) at++;
+    else out[at] = out[at]! * 10 + (c - 0x30);
+  }
+  return out;
+}
+
 /** An A or AAAA record for an IP address, whichever family it is. */
 export function addressRr(ip: string): { type: number; rr: ZoneRr } {
-  if (isIPv4(ip)) return { type: RRTYPE.A, rr: { rdata: rdataOf('A', ip), text: ip } };
+  if (isIPv4(ip)) return { type: RRTYPE.A, rr: { rdata: ipv4Rdata(ip), text: ip } };
   return { type: RRTYPE.AAAA, rr: { rdata: rdataOf('AAAA', ip), text: ip } };
 }
 
-/** An SRV record; `target` is absolute (trailing dot), `glue` its relative name in the zone. */
-export function srvRr(srv: {
+/** An SRV record's fields; `target` is absolute (trailing dot), `glue` its relative name in the zone. */
+export interface SrvFields {
   priority: number;
   weight: number;
   port: number;
   target: string;
   glue?: string;
-}): ZoneRr {
+}
+
+/** An SRV record, encoded by dns-packet. */
+export function srvRr(srv: SrvFields): ZoneRr {
   const data = { priority: srv.priority, weight: srv.weight, port: srv.port, target: srv.target };
+  return srvWithRdata(srv, rdataOf('SRV', data));
+}
+
+/**
+ * An SRV record whose target the caller already holds in wire form (`nameToWire(srv.target)`): for a
+ * host name of letters, digits, `-` and `_` the octets are exactly dns-packet's, at a fraction of the cost.
+ */
+export function srvRrWithTargetWire(srv: SrvFields, targetWire: Buffer): ZoneRr {
+  const rdata = Buffer.alloc(6 + targetWire.length);
+  rdata.writeUInt16BE(srv.priority, 0);
+  rdata.writeUInt16BE(srv.weight, 2);
+  rdata.writeUInt16BE(srv.port, 4);
+  targetWire.copy(rdata, 6);
+  return srvWithRdata(srv, rdata);
+}
+
+function srvWithRdata(srv: SrvFields, rdata: Buffer): ZoneRr {
   return {
-    rdata: rdataOf('SRV', data),
+    rdata,
     text: `${srv.priority} ${srv.weight} ${srv.port} ${srv.target}`,
     ...(srv.glue === undefined ? {} : { glue: srv.glue }),
   };
@@ -143,11 +175,16 @@ export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
 
 /**
  * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target`: the
- * SvcParams' octets are reused as they are. `record` is the new record, for the presentation text.
+ * SvcParams' octets are reused as they are. `record` is the new record, for the presentation text;
+ * `target` is its TargetName in wire form, for a caller that has it already.
  */
-export function withSvcTarget(rr: ZoneRr, record: SvcbRecord, glue?: string): ZoneRr {
+export function withSvcTarget(
+  rr: ZoneRr,
+  record: SvcbRecord,
+  glue?: string,
+  target: Buffer = nameToWire(record.target),
+): ZoneRr {
   if (rr.rdata[2] !== 0) throw new RangeError('withSvcTarget takes a record whose TargetName is "."');
-  const target = nameToWire(record.target);
   const rdata = Buffer.allocUnsafe(rr.rdata.length - 1 + target.length);
   rr.rdata.copy(rdata, 0, 0, 2);
   target.copy(rdata, 2);
