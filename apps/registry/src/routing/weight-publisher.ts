@@ -104,7 +104,7 @@ export class WeightPublisher {
     if (skydns) {
       const weights = { priority: next.priority, weight: next.weight };
       for (const entry of skydnsEntries(record, skydns.zone, skydns.ttlSec, weights))
-        puts.push({ ...entry, lease });
+        puts.push({ key: entry.key, value: entry.value, lease });
     }
     return { id, next, puts };
   }

@@ -49,7 +49,7 @@ export class TxnBatcher {
   /** Applies `txn` in some transaction; rejects with etcd's error (lease-not-found only for its own lease). */
   commit(txn: QueuedTxn): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ ...txn, resolve, reject });
+      this.#queue.push({ ops: txn.ops, keys: txn.keys, resolve, reject });
       this.#pump();
     });
   }
