@@ -61,7 +61,8 @@ export function createRegister(deps: RegistrationDeps) {
       };
       const value = JSON.stringify(record);
       const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
-      for (const entry of skydnsEntries(record, config.zone, ttlSec)) puts.push({ key: entry.key, value: entry.value, lease });
+      for (const entry of skydnsEntries(record, config.zone, ttlSec))
+        puts.push({ key: entry.key, value: entry.value, lease });
       if (isNewVersion) puts.push(declarations.entry(declaration, now));
       instances.expectWrite(record, value);
       const committed = await store.commit({ puts });
