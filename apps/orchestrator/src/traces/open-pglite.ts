@@ -1,3 +1,7 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { takePidLock } from '@agent-reach/sdk/node';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
@@ -18,11 +22,29 @@ export interface PgliteTraceStoreOptions {
  * LISTEN/NOTIFY pushes new events (it runs in this process, so that is all it needs).
  */
 export async function openPgliteTraceStore(options: PgliteTraceStoreOptions = {}): Promise<TraceStore> {
-  const client = options.dataDir === undefined ? await PGlite.create() : await PGlite.create(options.dataDir);
+  const { dataDir } = options;
+  if (dataDir === undefined)
+    return pgliteTraceStore(await PGlite.create(), { ...options, closeClient: true });
+  // PGlite takes no lock of its own: two processes on one directory lose writes or corrupt it. The
+  // lock sits beside the directory, since PGlite will not initialise a directory holding other files.
+  mkdirSync(dirname(dataDir), { recursive: true });
+  const release = takePidLock(`${dataDir}.lock`, `trace data directory ${dataDir}`);
+  let client: PGlite;
   try {
-    return await pgliteTraceStore(client, { ...options, closeClient: true });
+    client = await PGlite.create(dataDir);
+  } catch (cause) {
+    release();
+    throw new ReachError(
+      'STORE_UNAVAILABLE',
+      `cannot open the PGlite trace data in ${dataDir} (${cause instanceof Error ? cause.message : String(cause)}); if it is damaged, move it aside to start with an empty one`,
+      { cause },
+    );
+  }
+  try {
+    return await pgliteTraceStore(client, { ...options, closeClient: true, afterClose: release });
   } catch (cause) {
     await client.close().catch(() => undefined);
+    release();
     throw cause;
   }
 }
@@ -33,7 +55,11 @@ export async function openPgliteTraceStore(options: PgliteTraceStoreOptions = {}
  */
 export async function pgliteTraceStore(
   client: PGlite,
-  options: Omit<PgliteTraceStoreOptions, 'dataDir'> & { closeClient?: boolean } = {},
+  options: Omit<PgliteTraceStoreOptions, 'dataDir'> & {
+    closeClient?: boolean;
+    /** Runs once the store (and the instance, with `closeClient`) is closed. */
+    afterClose?: () => void;
+  } = {},
 ): Promise<TraceStore> {
   const db = drizzle({ client });
   await migrate(db, { migrationsFolder: options.migrationsFolder ?? MIGRATIONS_FOLDER });
@@ -43,7 +69,11 @@ export async function pgliteTraceStore(
     clock: options.clock,
     notifier: { listen: (channel, onNotify) => client.listen(channel, onNotify) },
     close: async () => {
-      if (options.closeClient) await client.close();
+      try {
+        if (options.closeClient) await client.close();
+      } finally {
+        options.afterClose?.();
+      }
     },
   });
 }

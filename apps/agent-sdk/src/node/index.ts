@@ -1,0 +1,2 @@
+/** Node-side helpers the control plane's processes share. */
+export { takePidLock } from './pid-lock.js';
