@@ -40,13 +40,14 @@ const agents: ServiceSpec[] = [
   })),
 ];
 
-const supervisor = new Supervisor();
+// Agents deregister before the registry goes; the same order holds if this process dies unhandled.
+const supervisor = new Supervisor([agents.map((a) => a.name), ['console', 'orchestrator'], ['registry']]);
 let stopping = false;
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     process.stdout.write('\nstopping agents, then services…\n');
-    await supervisor.stopAll([agents.map((a) => a.name), ['console', 'orchestrator'], ['registry']]);
+    await supervisor.stopAll();
   }
   process.exit(code);
 }

@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
+// Loaded before tsx in every child: with the IPC channel below, it turns the supervisor's end —
+// even a SIGKILL that runs no handler here — into the child's own SIGTERM (no orphans on the ports).
+const EXIT_WITH_PARENT = new URL('./exit-with-parent.mjs', import.meta.url).href;
+
 /** One child process the start script runs, with its output prefixed by name. */
 export interface ServiceSpec {
   name: string;
@@ -14,10 +18,17 @@ export class Supervisor {
   private readonly children = new Map<string, ChildProcess>();
   private stopping = false;
 
+  /**
+   * @param stopOrder phases of child names, stopped one phase after another (agents before the
+   *   registry they deregister from); children named in no phase are stopped last.
+   */
+  constructor(private readonly stopOrder: string[][] = []) {}
+
   start(spec: ServiceSpec): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...spec.args], {
+    const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, '--import', 'tsx', ...spec.args], {
       env: { ...process.env, ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // The 'ipc' channel's closing tells the child that we are gone; it also carries the stop order.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const prefix = `[${spec.name}] `;
     const pipe = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
@@ -35,7 +46,23 @@ export class Supervisor {
       if (!this.stopping) process.stderr.write(`${prefix}exited (${signal ?? code})\n`);
     });
     this.children.set(spec.name, child);
+    this.shareStopOrder(spec.name, child);
     return child;
+  }
+
+  /** Tells each pair of children which stops first, so orphans stop in order (exit-with-parent.mjs). */
+  private shareStopOrder(name: string, child: ChildProcess): void {
+    const phase = this.phaseOf(name);
+    for (const [otherName, other] of this.children) {
+      const otherPhase = this.phaseOf(otherName);
+      if (otherPhase < phase) tell(child, other.pid);
+      else if (otherPhase > phase) tell(other, child.pid);
+    }
+  }
+
+  private phaseOf(name: string): number {
+    const index = this.stopOrder.findIndex((phase) => phase.includes(name));
+    return index === -1 ? this.stopOrder.length : index;
   }
 
   /** Waits until `url` answers 2xx, or throws after `timeoutMs`. */
@@ -55,14 +82,14 @@ export class Supervisor {
   }
 
   /**
-   * Stops the children in phases: each phase's children get SIGTERM together (SIGKILL after 5 s), and
-   * the next phase starts once they have all exited — agents before the registry they deregister from.
-   * Children named in no phase are stopped last.
+   * Stops the children in the stop order: each phase's children get SIGTERM together (SIGKILL after
+   * 5 s), and the next phase starts once they have all exited.
    */
-  async stopAll(phases: string[][] = []): Promise<void> {
+  async stopAll(): Promise<void> {
     this.stopping = true;
-    const named = new Set(phases.flat());
-    for (const phase of [...phases, [...this.children.keys()].filter((name) => !named.has(name))]) {
+    const named = new Set(this.stopOrder.flat());
+    const rest = [...this.children.keys()].filter((name) => !named.has(name));
+    for (const phase of [...this.stopOrder, rest]) {
       await Promise.all(phase.map((name) => this.stopOne(name)));
     }
   }
@@ -79,4 +106,10 @@ export class Supervisor {
       child.kill('SIGTERM');
     });
   }
+}
+
+/** Sends `{exitAfter: pid}`; a child that has already exited needs no order (the error is dropped). */
+function tell(child: ChildProcess, pid: number | undefined): void {
+  if (pid === undefined || !child.connected) return;
+  child.send({ exitAfter: pid }, () => {});
 }

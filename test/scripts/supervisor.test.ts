@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Supervisor } from '../../scripts/supervisor.js';
+import { exitOf, LineCollector, pollUntil, trackChild } from '../harness/child-output.js';
+import { REPO_ROOT } from '../harness/registry-process.js';
+
+const PARENT = fileURLToPath(new URL('./supervised-parent.fixture.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./supervised-child.fixture.ts', import.meta.url));
+// The tsx loader takes several seconds on a busy two-core machine.
+const START_TIMEOUT_MS = 60_000;
+
+/** True while `pid` runs; an orphan nobody reaped yet (state Z) has ended. Linux /proc. */
+function running(pid: number): boolean {
+  try {
+    // The state follows the parenthesised command name, which may itself contain spaces.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** What the child fixture wrote once its SIGTERM handler finished. */
+function stopRecord(dir: string, name: string): { pid: number; signal: string; stoppedBefore: string[] } {
+  return JSON.parse(readFileSync(join(dir, `${name}.stopped`), 'utf8'));
+}
+
+describe('Supervisor children', () => {
+  let dir: string;
+  let orphans: number[] = [];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'reach-supervisor-'));
+    orphans = [];
+  });
+  afterEach(async () => {
+    // A failed test must not leave orphans listening.
+    for (const pid of orphans) if (running(pid)) process.kill(pid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stop gracefully, in the stop order, when the supervisor is SIGKILLed', async () => {
+    const parent = spawn(process.execPath, ['--import', 'tsx', PARENT, dir], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    trackChild(parent);
+    const out = new LineCollector();
+    out.attach(parent.stdout);
+    out.attach(parent.stderr);
+    // The supervisor prefixes each child's lines with its name.
+    const readyPid = (name: string) => {
+      const line = out.lines.find((l) => l.startsWith(`[${name}] ready `));
+      return line === undefined ? undefined : Number(line.split(' ')[2]);
+    };
+    const ready = await pollUntil(
+      () => {
+        const [registry, agent] = [readyPid('registry'), readyPid('agent')];
+        return registry !== undefined && agent !== undefined ? { registry, agent } : undefined;
+      },
+      START_TIMEOUT_MS,
+      () => `children not ready; output:\n${out.tail()}`,
+    );
+    orphans = [ready.registry, ready.agent];
+    expect(orphans.every(running)).toBe(true);
+
+    parent.kill('SIGKILL');
+    await exitOf(parent);
+    await pollUntil(
+      () => (orphans.some(running) ? undefined : true),
+      5_000,
+      () => `children ${orphans.filter(running).join(', ')} still running after their supervisor was killed`,
+    );
+    expect(stopRecord(dir, 'agent')).toEqual({ pid: ready.agent, signal: 'SIGTERM', stoppedBefore: [] });
+    // The registry's SIGTERM came only once the agent had finished stopping.
+    expect(stopRecord(dir, 'registry')).toEqual({
+      pid: ready.registry,
+      signal: 'SIGTERM',
+      stoppedBefore: ['agent.stopped'],
+    });
+  });
+
+  it('are not kept alive by the channel while the supervisor lives', async () => {
+    const supervisor = new Supervisor();
+    const child = supervisor.start({ name: 'finisher', args: [CHILD, dir, 'finisher', 'finish'] });
+    trackChild(child);
+    // Without the channel's unref the child would wait for its parent forever.
+    const exited = await Promise.race([
+      exitOf(child),
+      new Promise((resolve) => setTimeout(resolve, START_TIMEOUT_MS, 'still running')),
+    ]);
+    expect(exited).toEqual({ code: 0, signal: null });
+  });
+});
