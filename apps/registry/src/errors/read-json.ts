@@ -21,37 +21,35 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
-/** Reads a Node request body, refusing it with PAYLOAD_TOO_LARGE past `maxBytes`. */
+/**
+ * Reads a Node request body, refusing it with PAYLOAD_TOO_LARGE past `maxBytes`. The listeners are
+ * inline and anonymous and stay attached (the request is done after `end`): this runs for every
+ * heartbeat, and named closures cost a `__name` call each under tsx.
+ */
 export function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const cleanup = () => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-    };
-    const onData = (chunk: Buffer) => {
+    let refused = false;
+    incoming.on('data', (chunk: Buffer) => {
+      if (refused) return;
       size += chunk.length;
       if (size > maxBytes) {
-        cleanup();
+        refused = true;
+        chunks.length = 0;
         incoming.resume(); // drain the rest so the connection stays usable
         reject(tooLarge(maxBytes));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      cleanup();
+    });
+    incoming.on('end', () => {
+      if (!refused) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    incoming.on('error', (error: Error) => {
+      refused = true;
       reject(new ReachError('BAD_REQUEST', 'the request body could not be read', { cause: error }));
-    };
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
+    });
   });
 }
 
