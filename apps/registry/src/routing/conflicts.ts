@@ -252,25 +252,27 @@ export class ConflictBook {
   }
 }
 
+/** The root of `name`'s set in a union-find forest, shortening its path on the way. */
+function findRoot(parent: Map<string, string>, name: string): string {
+  let root = name;
+  while (parent.get(root) !== root) root = parent.get(root)!;
+  parent.set(name, root);
+  return root;
+}
+
 /** Groups of two or more agents linked by pairwise overlap (union-find over one operation group). */
 function components(agents: Map<string, Offer>): string[][] {
   const names = [...agents.keys()].sort();
   const parent = new Map(names.map((name) => [name, name]));
-  const find = (name: string): string => {
-    let root = name;
-    while (parent.get(root) !== root) root = parent.get(root)!;
-    parent.set(name, root);
-    return root;
-  };
   for (let i = 0; i < names.length; i += 1) {
     for (let j = i + 1; j < names.length; j += 1) {
       if (overlaps(agents.get(names[i]!)!, agents.get(names[j]!)!))
-        parent.set(find(names[j]!), find(names[i]!));
+        parent.set(findRoot(parent, names[j]!), findRoot(parent, names[i]!));
     }
   }
   const groups = new Map<string, string[]>();
   for (const name of names) {
-    const root = find(name);
+    const root = findRoot(parent, name);
     const group = groups.get(root);
     if (group) group.push(name);
     else groups.set(root, [name]);

@@ -42,9 +42,29 @@ function zonePath(zone: string): string {
 
 const clampU16 = (value: number, min: number): number => Math.min(65_535, Math.max(min, Math.round(value)));
 
+/** The SRV message of `capability` for one instance, with the leader's weight overrides if any. */
+function srvValue(
+  record: InstanceRecord,
+  target: string,
+  ttl: number,
+  weights: SrvWeights,
+  capability: string,
+): string {
+  const override = weights.byCapability?.[capability];
+  const service: SkydnsService = {
+    host: target,
+    port: record.endpoint.port,
+    priority: clampU16(override?.priority ?? weights.priority ?? DEFAULT_SRV_PRIORITY, 0),
+    weight: clampU16(override?.weight ?? weights.weight ?? record.declaration.priority, 1),
+    ttl,
+  };
+  return JSON.stringify(service);
+}
+
 /**
  * The SkyDNS messages of one instance: its address (A/AAAA), one role SRV per published capability,
  * the generic `_agent._tcp` SRV, and one TXT per capability under `_index._agents` (deduplicated by CoreDNS).
+ * Runs on every registration: no closures inside (under tsx each named one costs a `__name` call).
  */
 export function skydnsEntries(
   record: InstanceRecord,
@@ -55,17 +75,6 @@ export function skydnsEntries(
   const instance = record.instance_id;
   const target = `${instance}.${zone}`;
   const ttl = Math.max(1, Math.round(ttlSec));
-  const srv = (capability: string): string => {
-    const override = weights.byCapability?.[capability];
-    const service: SkydnsService = {
-      host: target,
-      port: record.endpoint.port,
-      priority: clampU16(override?.priority ?? weights.priority ?? DEFAULT_SRV_PRIORITY, 0),
-      weight: clampU16(override?.weight ?? weights.weight ?? record.declaration.priority, 1),
-      ttl,
-    };
-    return JSON.stringify(service);
-  };
   // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
   const base = zonePath(zone);
   const entries: SkydnsEntry[] = [
@@ -73,11 +82,17 @@ export function skydnsEntries(
       key: `${base}/${instance}`,
       value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
     },
-    { key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`, value: srv(GENERIC_SERVICE) },
+    {
+      key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`,
+      value: srvValue(record, target, ttl, weights, GENERIC_SERVICE),
+    },
   ];
   for (const capability of publishedCapabilities(record.declaration)) {
     if (capability === GENERIC_SERVICE) continue;
-    entries.push({ key: `${base}/_tcp/_${capability}/${instance}`, value: srv(capability) });
+    entries.push({
+      key: `${base}/_tcp/_${capability}/${instance}`,
+      value: srvValue(record, target, ttl, weights, capability),
+    });
     entries.push({
       key: `${base}/_agents/_index/_${capability}/${instance}`,
       value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
