@@ -6,7 +6,15 @@ export {
   journalFileFor,
   openEmbeddedStore,
 } from './embedded/index.js';
-export { EtcdStore, type EtcdStoreOptions, openEtcdStore } from './etcd/index.js';
+export {
+  EtcdCallError,
+  EtcdStore,
+  type EtcdStoreOptions,
+  EtcdUnaryClient,
+  GRPC_STATUS,
+  openEtcdStore,
+  type TxnOp,
+} from './etcd/index.js';
 export { KEYS } from './keys.js';
 export { type OpenStoreOptions, openStore, type StorageSettings } from './open-store.js';
 export { InstanceRecord } from './records.js';

@@ -1,2 +1,3 @@
 /** The registry store on etcd. */
 export { EtcdStore, type EtcdStoreOptions, openEtcdStore } from './etcd-store.js';
+export { EtcdCallError, EtcdUnaryClient, GRPC_STATUS, type TxnOp } from './etcd-unary.js';

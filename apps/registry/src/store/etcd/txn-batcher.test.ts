@@ -1,18 +1,21 @@
-import type { IRequestOp } from 'etcd3';
 import { describe, expect, it } from 'vitest';
+import type { TxnOp } from './etcd-unary.js';
 import { TxnBatcher } from './txn-batcher.js';
 
 /** A fake etcd: records each transaction's keys and answers only when told. */
 function fakeSend() {
   const sent: { keys: string[]; done(): void }[] = [];
-  const send = (ops: IRequestOp[]) =>
+  const send = (ops: TxnOp[]) =>
     new Promise<void>((resolve) => {
-      sent.push({ keys: ops.map((op) => String(op.request_put?.key)), done: resolve });
+      sent.push({
+        keys: ops.map((op) => String('request_put' in op ? op.request_put.key : op.request_delete_range.key)),
+        done: resolve,
+      });
     });
   return { sent, send };
 }
 
-const put = (key: string): IRequestOp => ({
+const put = (key: string): TxnOp => ({
   request_put: { key: Buffer.from(key), value: Buffer.from('v') },
 });
 const txn = (...keys: string[]) => ({ ops: keys.map(put), keys });

@@ -1,8 +1,8 @@
-import type { IRequestOp } from 'etcd3';
+import type { TxnOp } from './etcd-unary.js';
 
 /** One commit's operations and the keys they touch. */
 export interface QueuedTxn {
-  ops: IRequestOp[];
+  ops: TxnOp[];
   keys: string[];
 }
 
@@ -14,7 +14,7 @@ interface Pending extends QueuedTxn {
 /** How a TxnBatcher sends transactions. */
 export interface TxnBatcherOptions {
   /** Sends one etcd transaction made of these operations. */
-  send(ops: IRequestOp[]): Promise<void>;
+  send(ops: TxnOp[]): Promise<void>;
   /** True for the error etcd gives when one put names a missing lease. */
   isLeaseNotFound(error: unknown): boolean;
   /** etcd's limit on operations in one transaction. */

@@ -1,0 +1,205 @@
+import http2 from 'node:http2';
+import protobuf from 'protobufjs';
+
+/**
+ * The messages of the two calls below, copied from etcd's `rpc.proto` (field numbers and names); the
+ * fields the registry never sets or reads are left out, and decoding skips them.
+ */
+const { root } = protobuf.parse(
+  `syntax = "proto3";
+  package etcdserverpb;
+  message PutRequest { bytes key = 1; bytes value = 2; int64 lease = 3; }
+  message DeleteRangeRequest { bytes key = 1; bytes range_end = 2; }
+  message RequestOp {
+    oneof request { PutRequest request_put = 2; DeleteRangeRequest request_delete_range = 3; }
+  }
+  message TxnRequest { repeated RequestOp success = 2; }
+  message LeaseGrantRequest { int64 TTL = 1; int64 ID = 2; }
+  message LeaseGrantResponse { int64 ID = 2; int64 TTL = 3; string error = 4; }`,
+  { keepCase: true },
+);
+const TxnRequest = root.lookupType('etcdserverpb.TxnRequest');
+const LeaseGrantRequest = root.lookupType('etcdserverpb.LeaseGrantRequest');
+const LeaseGrantResponse = root.lookupType('etcdserverpb.LeaseGrantResponse');
+
+/** One operation of a transaction: a put (bound to a lease or not) or the delete of one key. */
+export type TxnOp =
+  | { request_put: { key: Buffer; value: Buffer; lease?: string } }
+  | { request_delete_range: { key: Buffer } };
+
+/** gRPC status codes the registry tells apart (https://grpc.github.io/grpc/core/md_doc_statuscodes.html). */
+export const GRPC_STATUS = { OK: 0, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5, UNAVAILABLE: 14 } as const;
+
+/** A unary call that did not end in status OK; the message carries etcd's own words. */
+export class EtcdCallError extends Error {
+  readonly code: number;
+  constructor(code: number, details: string) {
+    super(`${details} (gRPC status ${code})`);
+    this.name = 'EtcdCallError';
+    this.code = code;
+  }
+}
+
+/** One message in gRPC's length-prefixed framing: no compression, 4-byte big-endian length. */
+function frame(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length);
+  out[0] = 0;
+  out.writeUInt32BE(message.length, 1);
+  out.set(message, 5);
+  return out;
+}
+
+/** The single message of a unary answer (an empty body is an empty message). */
+function unframe(body: Buffer): Buffer {
+  if (body.length === 0) return body;
+  if (body.length < 5 || body[0] !== 0)
+    throw new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'malformed gRPC answer');
+  return body.subarray(5, 5 + body.readUInt32BE(1));
+}
+
+/** gRPC percent-encodes `grpc-message`. */
+function statusMessage(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** What one call has received so far. */
+interface CallState {
+  chunks: Buffer[];
+  status: number | undefined;
+  details: string;
+  failure: Error | undefined;
+}
+
+/** Takes `grpc-status` from the headers (a trailers-only answer) or from the trailers. */
+function readStatus(call: CallState, headers: http2.IncomingHttpHeaders): void {
+  const value = headers['grpc-status'];
+  if (value === undefined) return;
+  call.status = Number(value);
+  call.details = statusMessage(headers['grpc-message']);
+}
+
+/** Ends a call once its stream has closed: its message on status OK, else an EtcdCallError. */
+function settle(call: CallState, resolve: (message: Buffer) => void, reject: (error: Error) => void): void {
+  if (call.failure !== undefined) reject(call.failure);
+  else if (call.status === undefined)
+    reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'etcd closed the call without a status'));
+  else if (call.status !== GRPC_STATUS.OK) reject(new EtcdCallError(call.status, call.details));
+  else {
+    try {
+      resolve(unframe(call.chunks.length === 1 ? call.chunks[0]! : Buffer.concat(call.chunks)));
+    } catch (error) {
+      reject(error as Error);
+    }
+  }
+}
+
+/**
+ * etcd's LeaseGrant and Txn, called straight over HTTP/2 with gRPC's framing: the two calls every
+ * registration makes. Through the etcd3 client each costs this process 200–370 µs of CPU (its
+ * connection pool and retry policies, then grpc-js's call stack); here it costs about 100 µs, and
+ * that CPU decides how fast registrations go on a small machine (docs/registry.md, "Hot paths").
+ * Everything else — watches, keep-alives, ranges, elections — stays with the etcd3 client.
+ *
+ * One HTTP/2 session at a time, to the first endpoint that answers; when it fails or the server
+ * sends GOAWAY, the next call connects again, to the next endpoint.
+ */
+export class EtcdUnaryClient {
+  readonly #endpoints: string[];
+  readonly #timeoutMs: number;
+  #next = 0;
+  #session: http2.ClientHttp2Session | undefined;
+  #closed = false;
+
+  constructor(endpoints: string[], timeoutMs: number) {
+    if (endpoints.length === 0) throw new Error('EtcdUnaryClient needs at least one endpoint');
+    this.#endpoints = endpoints;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Grants a lease of `ttlSeconds`; resolves with its id as a decimal string. */
+  async grantLease(ttlSeconds: number): Promise<string> {
+    const request = LeaseGrantRequest.encode({ TTL: ttlSeconds }).finish();
+    const answer = LeaseGrantResponse.decode(await this.#call('/etcdserverpb.Lease/LeaseGrant', request));
+    const { ID, error } = LeaseGrantResponse.toObject(answer, { longs: String }) as {
+      ID?: string;
+      error?: string;
+    };
+    if (error) throw new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `etcdserver: ${error}`);
+    if (ID === undefined || ID === '0')
+      throw new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'etcd granted no lease id');
+    return ID;
+  }
+
+  /** Applies `ops` in one transaction with no conditions (all of them or, on an error, none). */
+  async txn(ops: readonly TxnOp[]): Promise<void> {
+    await this.#call('/etcdserverpb.KV/Txn', TxnRequest.encode({ success: ops }).finish());
+  }
+
+  /** Ends the session; calls in flight fail, later ones are refused. */
+  close(): void {
+    this.#closed = true;
+    this.#session?.destroy();
+    this.#session = undefined;
+  }
+
+  #connect(): http2.ClientHttp2Session {
+    if (this.#session !== undefined) return this.#session;
+    const endpoint = this.#endpoints[this.#next % this.#endpoints.length]!;
+    const session = http2.connect(endpoint);
+    const drop = () => {
+      if (this.#session !== session) return;
+      this.#session = undefined;
+      this.#next++;
+    };
+    // Errors reach the calls on the session as stream errors; here they only retire it.
+    session.on('error', drop);
+    session.on('goaway', drop);
+    session.on('close', drop);
+    this.#session = session;
+    return session;
+  }
+
+  #call(path: string, message: Uint8Array): Promise<Buffer> {
+    if (this.#closed)
+      return Promise.reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'the etcd client is closed'));
+    return new Promise<Buffer>((resolve, reject) => {
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = this.#connect().request({
+          ':method': 'POST',
+          ':path': path,
+          'content-type': 'application/grpc',
+          te: 'trailers',
+          'grpc-timeout': `${this.#timeoutMs}m`,
+        });
+      } catch (error) {
+        this.#session?.destroy();
+        reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `cannot reach etcd: ${String(error)}`));
+        return;
+      }
+      // Listeners are inline and anonymous: this runs per registration (docs/registry.md, "Hot paths").
+      const call: CallState = { chunks: [], status: undefined, details: '', failure: undefined };
+      const timeoutMs = this.#timeoutMs;
+      stream.setTimeout(timeoutMs, () => {
+        call.failure = new EtcdCallError(
+          GRPC_STATUS.DEADLINE_EXCEEDED,
+          `etcd did not answer within ${timeoutMs} ms`,
+        );
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      });
+      stream.on('response', (headers) => readStatus(call, headers));
+      stream.on('trailers', (headers) => readStatus(call, headers));
+      stream.on('data', (chunk: Buffer) => call.chunks.push(chunk));
+      stream.on('error', (error: Error) => {
+        call.failure ??= new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `etcd call failed: ${error.message}`);
+      });
+      stream.on('close', () => settle(call, resolve, reject));
+      stream.end(frame(message));
+    });
+  }
+}

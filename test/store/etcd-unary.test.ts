@@ -1,0 +1,190 @@
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { EtcdCallError, EtcdUnaryClient, GRPC_STATUS, type TxnOp } from '@agent-reach/registry/store';
+import { Etcd3 } from 'etcd3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
+import { freePort } from '../harness/ports.js';
+
+let etcd: RunningEtcd;
+let raw: Etcd3;
+beforeAll(async () => {
+  etcd = await startEtcd();
+  raw = new Etcd3({ hosts: etcd.endpoint });
+});
+afterAll(async () => {
+  raw?.close();
+  await etcd?.stop();
+});
+
+const put = (key: string, value: string, lease?: string): TxnOp => ({
+  request_put: { key: Buffer.from(key), value: Buffer.from(value), ...(lease ? { lease } : {}) },
+});
+
+/** An HTTP/2 server on loopback that answers every stream with `answer` (or never, when it is undefined). */
+async function fakeServer(answer?: (stream: http2.ServerHttp2Stream) => void) {
+  const server = http2.createServer();
+  const streams: http2.ServerHttp2Stream[] = [];
+  server.on('stream', (stream) => {
+    streams.push(stream);
+    stream.resume();
+    stream.on('end', () => answer?.(stream));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const stream of streams) stream.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd', () => {
+  it('grants a lease etcd knows, with the TTL asked', async () => {
+    const client = new EtcdUnaryClient([etcd.endpoint], 5_000);
+    try {
+      const lease = await client.grantLease(42);
+      expect(lease).toMatch(/^[1-9]\d*$/);
+      const ttl = await raw.leaseClient.leaseTimeToLive({ ID: lease });
+      expect(Number(ttl.grantedTTL)).toBe(42);
+      expect(Number(ttl.TTL)).toBeGreaterThan(40);
+      // Lease ids are 63-bit: they must survive as decimal strings, not as lossy numbers.
+      expect(String(ttl.ID)).toBe(lease);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('commits puts under a lease and deletes in one transaction; the lease takes its keys with it', async () => {
+    const client = new EtcdUnaryClient([etcd.endpoint], 5_000);
+    try {
+      await raw.put('/unary/old').value('x');
+      const lease = await client.grantLease(30);
+      const value = 'ü'.repeat(300);
+      await client.txn([
+        put('/unary/a', value, lease),
+        put('/unary/b', '{"n":2}', lease),
+        put('/unary/plain', 'no lease'),
+        { request_delete_range: { key: Buffer.from('/unary/old') } },
+      ]);
+      expect(await raw.get('/unary/a').string()).toBe(value);
+      expect(await raw.get('/unary/b').string()).toBe('{"n":2}');
+      expect(await raw.get('/unary/old').string()).toBeNull();
+      const a = await raw.get('/unary/a').exec();
+      const b = await raw.get('/unary/b').exec();
+      expect(a.header.revision).toBe(b.header.revision);
+      expect(String(a.kvs[0]!.lease)).toBe(lease);
+      expect(String((await raw.get('/unary/plain').exec()).kvs[0]!.lease)).toBe('0');
+      await raw.leaseClient.leaseRevoke({ ID: lease });
+      expect(await raw.get('/unary/a').string()).toBeNull();
+      expect(await raw.get('/unary/plain').string()).toBe('no lease');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses a whole transaction that names a missing lease, with etcd own words', async () => {
+    const client = new EtcdUnaryClient([etcd.endpoint], 5_000);
+    try {
+      const lease = await client.grantLease(30);
+      const failure = await client
+        .txn([put('/unary/kept-out', 'x', lease), put('/unary/missing-lease', 'y', '12345')])
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(EtcdCallError);
+      expect((failure as EtcdCallError).code).toBe(GRPC_STATUS.NOT_FOUND);
+      expect(String(failure)).toMatch(/requested lease not found/);
+      expect(await raw.get('/unary/kept-out').string()).toBeNull();
+    } finally {
+      client.close();
+    }
+  });
+
+  it('goes on to the next endpoint when the first refuses connections', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const client = new EtcdUnaryClient([dead, etcd.endpoint], 5_000);
+    try {
+      const first = await client.grantLease(10).catch((error: unknown) => error);
+      expect(first).toBeInstanceOf(EtcdCallError);
+      expect((first as EtcdCallError).code).toBe(GRPC_STATUS.UNAVAILABLE);
+      expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('keeps working after etcd restarts, failing only while it is down', async () => {
+    const client = new EtcdUnaryClient([etcd.endpoint], 2_000);
+    try {
+      await client.grantLease(10);
+      etcd.kill();
+      await expect(client.grantLease(10)).rejects.toBeInstanceOf(EtcdCallError);
+      await etcd.restart();
+      expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('gives up after its deadline on a server that never answers', async () => {
+    const server = await fakeServer();
+    const client = new EtcdUnaryClient([server.url], 300);
+    try {
+      const started = performance.now();
+      const failure = await client.grantLease(10).catch((error: unknown) => error);
+      expect((failure as EtcdCallError).code).toBe(GRPC_STATUS.DEADLINE_EXCEEDED);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('reports a gRPC error status and its percent-encoded message', async () => {
+    const server = await fakeServer((stream) => {
+      stream.respond(
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': '8',
+          'grpc-message': 'too%20busy',
+        },
+        { endStream: true },
+      );
+    });
+    const client = new EtcdUnaryClient([server.url], 2_000);
+    try {
+      const failure = await client.txn([put('/x', 'y')]).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(EtcdCallError);
+      expect((failure as EtcdCallError).code).toBe(8);
+      expect(String(failure)).toContain('too busy');
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('refuses an answer that is not one gRPC message, and a grant without a lease id', async () => {
+    let body = Buffer.from([1, 0, 0, 0, 1, 0]); // compressed flag set: not what was negotiated
+    const server = await fakeServer((stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(body);
+    });
+    const client = new EtcdUnaryClient([server.url], 2_000);
+    try {
+      await expect(client.grantLease(10)).rejects.toThrow(/malformed gRPC answer/);
+      body = Buffer.from([0, 0, 0, 0, 0]); // an empty LeaseGrantResponse: ID 0
+      await expect(client.grantLease(10)).rejects.toThrow(/no lease id/);
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('refuses calls once closed', async () => {
+    const client = new EtcdUnaryClient([etcd.endpoint], 2_000);
+    client.close();
+    await expect(client.grantLease(10)).rejects.toThrow(/closed/);
+  });
+});
