@@ -1,7 +1,7 @@
 import type { Clock } from '../clock/index.js';
 import { defaultWeightOf } from '../dns/weights.js';
 import type { InstanceSource } from '../instances/instance-source.js';
-import { skydnsEntries } from '../skydns/index.js';
+import { srvEntries } from '../skydns/index.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import type { PutOp, RegistryStore } from '../store/store.js';
@@ -18,7 +18,7 @@ export interface WeightPublisherDeps {
   table: Pick<WeightTable, 'get'>;
   clock: Pick<Clock, 'now' | 'wallNow' | 'every'>;
   isLeader: () => boolean;
-  /** When set, the instance's SkyDNS messages are rewritten with the weight, so stock CoreDNS serves it too. */
+  /** When set, the instance's SkyDNS SRV messages are rewritten with the weight, so stock CoreDNS serves it too. */
   skydns?: { zone: string; ttlSec: number };
 }
 
@@ -103,7 +103,7 @@ export class WeightPublisher {
     const skydns = this.deps.skydns;
     if (skydns) {
       const weights = { priority: next.priority, weight: next.weight };
-      for (const entry of skydnsEntries(record, skydns.zone, skydns.ttlSec, weights))
+      for (const entry of srvEntries(record, skydns.zone, skydns.ttlSec, weights))
         puts.push({ key: entry.key, value: entry.value, lease });
     }
     return { id, next, puts };

@@ -5,5 +5,6 @@ export {
   type SkydnsService,
   type SrvWeights,
   skydnsEntries,
+  srvEntries,
 } from './skydns-entries.js';
 export { skydnsName, skydnsPath } from './skydns-path.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { instanceRecord } from '../testing/fixtures.js';
-import { skydnsEntries } from './skydns-entries.js';
+import { skydnsEntries, srvEntries } from './skydns-entries.js';
 import { skydnsName, skydnsPath } from './skydns-path.js';
 
 describe('skydnsEntries', () => {
@@ -60,10 +60,26 @@ describe('skydnsEntries', () => {
       'summarizer-v2-3f9c.agents.internal.',
       'summarizer-v2-3f9c._agent._tcp.agents.internal.',
       'summarizer-v2-3f9c._summarize._tcp.agents.internal.',
-      'summarizer-v2-3f9c._summarize._index._agents.agents.internal.',
       'summarizer-v2-3f9c._writing._tcp.agents.internal.',
+      'summarizer-v2-3f9c._summarize._index._agents.agents.internal.',
       'summarizer-v2-3f9c._writing._index._agents.agents.internal.',
     ]);
+  });
+
+  it('rewrites only the SRV messages for a weight change, exactly as the full set carries them', () => {
+    const weights = { priority: 30, weight: 7 };
+    const srv = srvEntries(instanceRecord(), 'agents.internal', 15, weights);
+    expect(srv.map((entry) => skydnsName(entry.key))).toEqual([
+      'summarizer-v2-3f9c._agent._tcp.agents.internal.',
+      'summarizer-v2-3f9c._summarize._tcp.agents.internal.',
+      'summarizer-v2-3f9c._writing._tcp.agents.internal.',
+    ]);
+    for (const entry of srv) expect(JSON.parse(entry.value)).toMatchObject({ priority: 30, weight: 7 });
+    const all = skydnsEntries(instanceRecord(), 'agents.internal', 15, weights);
+    for (const entry of srv) expect(all).toContainEqual(entry);
+    // What is left out carries no weight.
+    for (const entry of all.filter((e) => !srv.some((s) => s.key === e.key)))
+      expect(JSON.parse(entry.value)).not.toHaveProperty('weight');
   });
 
   it('uses the zone given', () => {

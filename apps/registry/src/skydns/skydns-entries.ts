@@ -73,15 +73,41 @@ export function skydnsEntries(
   weights: SrvWeights = {},
 ): SkydnsEntry[] {
   const instance = record.instance_id;
-  const target = `${instance}.${zone}`;
   const ttl = Math.max(1, Math.round(ttlSec));
-  // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
   const base = zonePath(zone);
   const entries: SkydnsEntry[] = [
     {
       key: `${base}/${instance}`,
       value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
     },
+  ];
+  for (const entry of srvEntries(record, zone, ttlSec, weights)) entries.push(entry);
+  for (const capability of publishedCapabilities(record.declaration)) {
+    if (capability === GENERIC_SERVICE) continue;
+    entries.push({
+      key: `${base}/_agents/_index/_${capability}/${instance}`,
+      value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
+    });
+  }
+  return entries;
+}
+
+/**
+ * The SRV messages of one instance (the generic `_agent._tcp` one, then one per published capability):
+ * the only SkyDNS messages that carry a priority and a weight, so the only ones a weight change rewrites.
+ */
+export function srvEntries(
+  record: InstanceRecord,
+  zone: string,
+  ttlSec: number,
+  weights: SrvWeights = {},
+): SkydnsEntry[] {
+  const instance = record.instance_id;
+  const target = `${instance}.${zone}`;
+  const ttl = Math.max(1, Math.round(ttlSec));
+  // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
+  const base = zonePath(zone);
+  const entries: SkydnsEntry[] = [
     {
       key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`,
       value: srvValue(record, target, ttl, weights, GENERIC_SERVICE),
@@ -92,10 +118,6 @@ export function skydnsEntries(
     entries.push({
       key: `${base}/_tcp/_${capability}/${instance}`,
       value: srvValue(record, target, ttl, weights, capability),
-    });
-    entries.push({
-      key: `${base}/_agents/_index/_${capability}/${instance}`,
-      value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
     });
   }
   return entries;
