@@ -8,38 +8,61 @@ import { wrk } from './lib/wrk.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
+/** One key a registration wrote, and its value. */
+interface TemplateKey {
+  key: string;
+  value: Buffer;
+}
+
 /**
- * Raw etcd: the same transaction shape a registration commits (4 puts under a lease), 32 clients at a
- * time. With `grantEach`, each client first grants the lease its transaction uses, as a registration
- * must (one lease per instance); without it, the 32 clients reuse 32 leases granted beforehand.
+ * What registration `instanceId` committed, read back from the registry's etcd: every key bound to its
+ * lease (the `/reach/` record and its SkyDNS messages). The raw references replay this transaction.
  */
-async function rawEtcdTxnPerSec(endpoint: string, grantEach: boolean): Promise<number> {
+async function registrationTemplate(endpoint: string, instanceId: string): Promise<TemplateKey[]> {
+  const client = new Etcd3({ hosts: endpoint });
+  try {
+    const record = await client.get(`/reach/instances/${instanceId}`).exec();
+    const lease = record.kvs[0]?.lease;
+    if (lease === undefined) throw new Error(`instance ${instanceId} is not in etcd`);
+    const { keys } = await client.leaseClient.leaseTimeToLive({ ID: lease, keys: true });
+    return await Promise.all(
+      keys.map(async (key) => ({
+        key: key.toString('utf8'),
+        value: (await client.get(key.toString('utf8')).buffer())!,
+      })),
+    );
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * Raw etcd: the transaction one registration commits (its keys, each instance id made unique, and
+ * their values), 32 clients at a time. With `grantEach`, each client first grants the lease its
+ * transaction uses, as a registration must (one lease per instance); without it, the 32 clients reuse
+ * 32 leases granted beforehand.
+ */
+async function rawEtcdTxnPerSec(
+  endpoint: string,
+  template: { instanceId: string; keys: TemplateKey[] },
+  grantEach: boolean,
+): Promise<number> {
   const client = new Etcd3({ hosts: endpoint });
   const grant = async () => String((await client.leaseClient.leaseGrant({ TTL: 300 })).ID);
   const shared = await Promise.all(Array.from({ length: 32 }, grant));
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
-  const value = JSON.stringify({
-    host: 'bench.agents.internal',
-    port: 8000,
-    priority: 10,
-    weight: 50,
-    ttl: 15,
-  });
   await Promise.all(
     shared.map(async (sharedLease, worker) => {
       for (let i = 0; performance.now() < until; i++) {
         const id = `raw-${worker}-${i}`;
         const lease = grantEach ? await grant() : sharedLease;
-        await client
-          .if(`/raw/instances/${id}`, 'Create', '==', 0)
-          .then(
-            client.put(`/raw/instances/${id}`).value(value).lease(lease),
-            client.put(`/skydns/raw/_tcp/_op/${id}`).value(value).lease(lease),
-            client.put(`/skydns/raw/_tcp/_agent/${id}`).value(value).lease(lease),
-            client.put(`/skydns/raw/${id}`).value(value).lease(lease),
-          )
-          .commit();
+        // Like a registration's, the transaction has no conditions: only puts under the lease.
+        await client.kv.txn({
+          success: template.keys.map(({ key, value }) => ({
+            request_put: { key: Buffer.from(key.replace(template.instanceId, id)), value, lease },
+          })),
+        });
         done++;
       }
     }),
@@ -49,11 +72,14 @@ async function rawEtcdTxnPerSec(endpoint: string, grantEach: boolean): Promise<n
 }
 
 /** Raw etcd figures, each on a fresh etcd of its own: transactions/s, and grant + transaction pairs/s. */
-async function rawEtcd(): Promise<{ txn: number; grantAndTxn: number }> {
+async function rawEtcd(template: {
+  instanceId: string;
+  keys: TemplateKey[];
+}): Promise<{ txn: number; grantAndTxn: number }> {
   const onFreshEtcd = async (grantEach: boolean) => {
     const etcd = await startEtcd();
     try {
-      return await rawEtcdTxnPerSec(etcd.endpoint, grantEach);
+      return await rawEtcdTxnPerSec(etcd.endpoint, template, grantEach);
     } finally {
       await etcd.stop();
     }
@@ -73,7 +99,13 @@ async function measure(storage: { type: 'embedded' } | { type: 'etcd'; endpoint:
     const rssMb = registry.rssMb();
     const heartbeats = await wrk(registry.url, { seconds: SECONDS, lua: heartbeatLua(instances) });
     if (heartbeats.non2xx > 0) throw new Error(`${heartbeats.non2xx} heartbeats were refused`);
-    const raw = storage.type === 'etcd' ? await rawEtcd() : undefined;
+    const raw =
+      storage.type === 'etcd'
+        ? await rawEtcd({
+            instanceId: instances[0]!.id,
+            keys: await registrationTemplate(storage.endpoint, instances[0]!.id),
+          })
+        : undefined;
     const registrations = await wrk(`${registry.url}/v1/agents`, {
       seconds: Math.max(2, Math.round(SECONDS / 2)),
       lua: registerLua(),
