@@ -70,8 +70,9 @@ export class EtcdStore implements RegistryStore {
       send: (ops) => this.#unary.txn(ops),
       isLeaseNotFound,
       maxOps: MAX_TXN_OPS,
-      // Each call costs this process ~0.2 ms of CPU: past two in flight only half-full batches go, so
-      // registrations under load share larger ones, yet a slow etcd still gets four to work on.
+      // Each call costs this process ~0.1 ms of CPU and etcd more: past two in flight only half-full
+      // batches go, so registrations under load share larger ones, yet a slow etcd still gets four to
+      // work on (8/4 measured the same at 10,000 instances, 16/16 15–35 % fewer registrations/s).
       maxInFlight: 4,
       eagerInFlight: 2,
     });
