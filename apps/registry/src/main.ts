@@ -5,6 +5,9 @@ import { registryLogger } from './logger.js';
 import { startRegistry } from './serve.js';
 import { openStore } from './store/index.js';
 
+/** After a clean shutdown, the longest the process may linger before it exits anyway. */
+const SHUTDOWN_LINGER_MS = 1_000;
+
 /** The registry process: load config, open the store, serve, shut down cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadRegistryConfig(process.env);
@@ -41,6 +44,9 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
     logger.flush();
+    // Everything is closed; only a library's retry timer could keep the process alive now (etcd3's
+    // watch reconnect backoff waits seconds while etcd is down). Give stray work a moment, then exit.
+    setTimeout(() => process.exit(), SHUTDOWN_LINGER_MS).unref();
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
