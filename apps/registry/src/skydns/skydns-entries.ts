@@ -61,9 +61,12 @@ function srvValue(
   return JSON.stringify(service);
 }
 
+/** SkyDNS TTLs are whole seconds, at least one. */
+const ttlOf = (ttlSec: number): number => Math.max(1, Math.round(ttlSec));
+
 /**
- * The SkyDNS messages of one instance: its address (A/AAAA), one role SRV per published capability,
- * the generic `_agent._tcp` SRV, and one TXT per capability under `_index._agents` (deduplicated by CoreDNS).
+ * The SkyDNS messages of one instance: its address (A/AAAA), the generic `_agent._tcp` SRV, one role SRV
+ * per published capability, and one TXT per capability under `_index._agents` (deduplicated by CoreDNS).
  * Runs on every registration: no closures inside (under tsx each named one costs a `__name` call).
  */
 export function skydnsEntries(
@@ -72,20 +75,20 @@ export function skydnsEntries(
   ttlSec: number,
   weights: SrvWeights = {},
 ): SkydnsEntry[] {
-  const instance = record.instance_id;
-  const ttl = Math.max(1, Math.round(ttlSec));
+  const ttl = ttlOf(ttlSec);
+  // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
   const base = zonePath(zone);
   const entries: SkydnsEntry[] = [
     {
-      key: `${base}/${instance}`,
+      key: `${base}/${record.instance_id}`,
       value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
     },
   ];
-  for (const entry of srvEntries(record, zone, ttlSec, weights)) entries.push(entry);
+  pushSrvEntries(entries, record, zone, ttl, weights);
   for (const capability of publishedCapabilities(record.declaration)) {
     if (capability === GENERIC_SERVICE) continue;
     entries.push({
-      key: `${base}/_agents/_index/_${capability}/${instance}`,
+      key: `${base}/_agents/_index/_${capability}/${record.instance_id}`,
       value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
     });
   }
@@ -102,17 +105,25 @@ export function srvEntries(
   ttlSec: number,
   weights: SrvWeights = {},
 ): SkydnsEntry[] {
+  const entries: SkydnsEntry[] = [];
+  pushSrvEntries(entries, record, zone, ttlOf(ttlSec), weights);
+  return entries;
+}
+
+function pushSrvEntries(
+  entries: SkydnsEntry[],
+  record: InstanceRecord,
+  zone: string,
+  ttl: number,
+  weights: SrvWeights,
+): void {
   const instance = record.instance_id;
   const target = `${instance}.${zone}`;
-  const ttl = Math.max(1, Math.round(ttlSec));
-  // Keys are built from the zone's reversed path once (same result as skydnsPath on each full name).
   const base = zonePath(zone);
-  const entries: SkydnsEntry[] = [
-    {
-      key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`,
-      value: srvValue(record, target, ttl, weights, GENERIC_SERVICE),
-    },
-  ];
+  entries.push({
+    key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`,
+    value: srvValue(record, target, ttl, weights, GENERIC_SERVICE),
+  });
   for (const capability of publishedCapabilities(record.declaration)) {
     if (capability === GENERIC_SERVICE) continue;
     entries.push({
@@ -120,5 +131,4 @@ export function srvEntries(
       value: srvValue(record, target, ttl, weights, capability),
     });
   }
-  return entries;
 }
