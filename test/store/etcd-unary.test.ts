@@ -1,5 +1,5 @@
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { EtcdCallError, EtcdUnaryClient, GRPC_STATUS, type TxnOp } from '@agent-reach/registry/store';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,41 @@ async function fakeServer(answer?: (stream: http2.ServerHttp2Stream) => void) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => {
       for (const stream of streams) stream.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A TCP proxy to `target` that can freeze: its connections stay open but pass no byte either way. */
+async function freezableProxy(target: string) {
+  const { hostname, port } = new URL(target);
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk) => {
+      if (!frozen) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!frozen) client.write(chunk);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    freeze: () => {
+      frozen = true;
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -110,6 +145,29 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
       expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
     } finally {
       client.close();
+    }
+  });
+
+  it('drops a connection that went silent (half-open) and goes on to the next endpoint', async () => {
+    const proxy = await freezableProxy(etcd.endpoint);
+    const client = new EtcdUnaryClient([proxy.url, etcd.endpoint], 400);
+    try {
+      expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
+      proxy.freeze();
+      const failure = await client.grantLease(10).catch((error: unknown) => error);
+      expect((failure as EtcdCallError).code).toBe(GRPC_STATUS.DEADLINE_EXCEEDED);
+      // The ping sent after the timeout goes unanswered as well: the session is dropped, and a later
+      // call reaches etcd through the second endpoint (without the drop, every call would time out).
+      let lease: string | undefined;
+      const deadline = performance.now() + 5_000;
+      while (lease === undefined && performance.now() < deadline) {
+        lease = await client.grantLease(10).catch(() => undefined);
+      }
+      expect(lease).toMatch(/^[1-9]\d*$/);
+      expect(Number((await raw.leaseClient.leaseTimeToLive({ ID: lease! })).TTL)).toBeGreaterThan(0);
+    } finally {
+      client.close();
+      await proxy.close();
     }
   });
 

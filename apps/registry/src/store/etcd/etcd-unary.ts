@@ -105,8 +105,9 @@ function settle(call: CallState, resolve: (message: Buffer) => void, reject: (er
  * that CPU decides how fast registrations go on a small machine (docs/registry.md, "Hot paths").
  * Everything else — watches, keep-alives, ranges, elections — stays with the etcd3 client.
  *
- * One HTTP/2 session at a time, to the first endpoint that answers; when it fails or the server
- * sends GOAWAY, the next call connects again, to the next endpoint.
+ * One HTTP/2 session at a time, to the first endpoint that answers; when it fails, the server sends
+ * GOAWAY, or it stops answering even pings after a call timed out, the next call connects again, to the
+ * next endpoint.
  */
 export class EtcdUnaryClient {
   readonly #endpoints: string[];
@@ -148,29 +149,51 @@ export class EtcdUnaryClient {
   }
 
   #connect(): http2.ClientHttp2Session {
-    if (this.#session !== undefined) return this.#session;
+    const current = this.#session;
+    if (current !== undefined && !current.destroyed && !current.closed) return current;
+    // Destroyed or closing, but its 'close' event has not come yet: retire it now.
+    if (current !== undefined) this.#retire(current);
     const endpoint = this.#endpoints[this.#next % this.#endpoints.length]!;
     const session = http2.connect(endpoint);
-    const drop = () => {
-      if (this.#session !== session) return;
-      this.#session = undefined;
-      this.#next++;
-    };
     // Errors reach the calls on the session as stream errors; here they only retire it.
-    session.on('error', drop);
-    session.on('goaway', drop);
-    session.on('close', drop);
+    session.on('error', () => this.#retire(session));
+    session.on('goaway', () => this.#retire(session));
+    session.on('close', () => this.#retire(session));
     this.#session = session;
     return session;
+  }
+
+  /** Stops using `session` (once): the next call connects again, to the next endpoint. */
+  #retire(session: http2.ClientHttp2Session): void {
+    if (this.#session !== session) return;
+    this.#session = undefined;
+    this.#next++;
+  }
+
+  /**
+   * After a call timed out: a session that does not even answer a ping in time is dead (a half-open
+   * connection: the server's host vanished without closing it). Dropping it makes the next call connect
+   * again, to the next endpoint, instead of timing out on it forever.
+   */
+  #probe(session: http2.ClientHttp2Session): void {
+    if (session.destroyed || this.#session !== session) return;
+    const timer = setTimeout(() => session.destroy(), this.#timeoutMs);
+    timer.unref();
+    session.ping((error) => {
+      clearTimeout(timer);
+      if (error) session.destroy();
+    });
   }
 
   #call(path: string, message: Uint8Array): Promise<Buffer> {
     if (this.#closed)
       return Promise.reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'the etcd client is closed'));
     return new Promise<Buffer>((resolve, reject) => {
+      let session: http2.ClientHttp2Session;
       let stream: http2.ClientHttp2Stream;
       try {
-        stream = this.#connect().request({
+        session = this.#connect();
+        stream = session.request({
           ':method': 'POST',
           ':path': path,
           'content-type': 'application/grpc',
@@ -191,6 +214,7 @@ export class EtcdUnaryClient {
           `etcd did not answer within ${timeoutMs} ms`,
         );
         stream.close(http2.constants.NGHTTP2_CANCEL);
+        this.#probe(session);
       });
       stream.on('response', (headers) => readStatus(call, headers));
       stream.on('trailers', (headers) => readStatus(call, headers));
