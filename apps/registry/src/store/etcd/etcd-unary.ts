@@ -114,6 +114,8 @@ export class EtcdUnaryClient {
   readonly #timeoutMs: number;
   #next = 0;
   #session: http2.ClientHttp2Session | undefined;
+  /** The session a ping is out on: calls that time out together send one ping, not one each. */
+  #probing: http2.ClientHttp2Session | undefined;
   #closed = false;
 
   constructor(endpoints: string[], timeoutMs: number) {
@@ -176,11 +178,13 @@ export class EtcdUnaryClient {
    * again, to the next endpoint, instead of timing out on it forever.
    */
   #probe(session: http2.ClientHttp2Session): void {
-    if (session.destroyed || this.#session !== session) return;
+    if (session.destroyed || this.#session !== session || this.#probing === session) return;
+    this.#probing = session;
     const timer = setTimeout(() => session.destroy(), this.#timeoutMs);
     timer.unref();
     session.ping((error) => {
       clearTimeout(timer);
+      if (this.#probing === session) this.#probing = undefined;
       if (error) session.destroy();
     });
   }
