@@ -25,19 +25,20 @@ interface Template {
  * What registration `instanceId` committed, read back from the registry's etcd: every key bound to its
  * lease (the `/reach/` record and its SkyDNS messages). The raw references replay this transaction.
  */
-async function registrationTemplate(endpoint: string, instanceId: string): Promise<TemplateKey[]> {
+async function registrationTemplate(endpoint: string, instanceId: string): Promise<Template> {
   const client = new Etcd3({ hosts: endpoint });
   try {
     const record = await client.get(`/reach/instances/${instanceId}`).exec();
     const lease = record.kvs[0]?.lease;
     if (lease === undefined) throw new Error(`instance ${instanceId} is not in etcd`);
     const { keys } = await client.leaseClient.leaseTimeToLive({ ID: lease, keys: true });
-    return await Promise.all(
+    const written = await Promise.all(
       keys.map(async (key) => ({
         key: key.toString('utf8'),
         value: (await client.get(key.toString('utf8')).buffer())!,
       })),
     );
+    return { instanceId, keys: written };
   } finally {
     client.close();
   }
@@ -131,10 +132,7 @@ async function measure(storage: { type: 'embedded' } | { type: 'etcd'; endpoint:
     if (heartbeats.non2xx > 0) throw new Error(`${heartbeats.non2xx} heartbeats were refused`);
     const raw =
       storage.type === 'etcd'
-        ? await rawEtcd({
-            instanceId: instances[0]!.id,
-            keys: await registrationTemplate(storage.endpoint, instances[0]!.id),
-          })
+        ? await rawEtcd(await registrationTemplate(storage.endpoint, instances[0]!.id))
         : undefined;
     const registrations = await wrk(`${registry.url}/v1/agents`, {
       seconds: Math.max(2, Math.round(SECONDS / 2)),
