@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
 import { openEtcdStore, parseIndexTxt, skydnsName } from '@agent-reach/registry';
-import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
+import { useEtcd } from '../harness/use-etcd.js';
 import { tcpQuery } from './dns-client.js';
 import { agentBody, type RegistryWithDns, startRegistryWithDns } from './registry-harness.js';
 import { untilStable } from './stable.js';
@@ -16,8 +15,7 @@ interface SkydnsMessage {
   ttl?: number;
 }
 
-let etcd: RunningEtcd;
-let raw: Etcd3;
+const cluster = useEtcd();
 let env: RegistryWithDns;
 let gone: string;
 
@@ -44,15 +42,13 @@ function coreDnsWeights(records: Array<{ priority: number; weight: number }>): n
 }
 
 async function skydnsKeys(): Promise<Array<{ key: string; value: SkydnsMessage }>> {
-  const all = await raw.getAll().prefix('/skydns/').strings();
+  const all = await cluster.raw.getAll().prefix('/skydns/').strings();
   return Object.entries(all).map(([key, value]) => ({ key, value: JSON.parse(value) as SkydnsMessage }));
 }
 
 beforeAll(async () => {
-  etcd = await startEtcd();
-  raw = new Etcd3({ hosts: etcd.endpoint });
   env = await startRegistryWithDns({}, () =>
-    openEtcdStore({ endpoints: [etcd.endpoint], electionTtlSeconds: 2, onError: () => undefined }),
+    openEtcdStore({ endpoints: [cluster.etcd.endpoint], electionTtlSeconds: 2, onError: () => undefined }),
   );
   await env.register(
     agentBody({
@@ -92,8 +88,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await env?.stop();
-  raw?.close();
-  await etcd?.stop();
 });
 
 describe('the SkyDNS keys in etcd against the responder', () => {

@@ -8,9 +8,8 @@ import {
   skydnsName,
   startRegistry,
 } from '@agent-reach/registry';
-import { Etcd3 } from 'etcd3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useEtcd } from '../harness/use-etcd.js';
 
 // Short intervals so real etcd leases run out within a test: 1 s interval, 3 s lease.
 const config = registryConfigFrom({
@@ -40,14 +39,13 @@ const body = (port: number, version?: string, reason?: string) => ({
   card_sha256: cardSha,
 });
 
-let etcd: RunningEtcd;
-let raw: Etcd3;
+const cluster = useEtcd();
 let store: RegistryStore;
 let registry: RunningRegistry;
 
 async function start(): Promise<void> {
   store = await openEtcdStore({
-    endpoints: [etcd.endpoint],
+    endpoints: [cluster.etcd.endpoint],
     electionTtlSeconds: 2,
     onError: () => undefined,
   });
@@ -76,7 +74,7 @@ async function send(method: string, path: string, payload?: unknown, headers: Re
 }
 
 const rawKeys = async (prefix: string) => {
-  const kvs = (await raw.getAll().prefix(prefix).exec()).kvs;
+  const kvs = (await cluster.raw.getAll().prefix(prefix).exec()).kvs;
   return kvs.map((kv) => ({
     key: kv.key.toString(),
     value: kv.value.toString(),
@@ -85,17 +83,9 @@ const rawKeys = async (prefix: string) => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-beforeAll(async () => {
-  etcd = await startEtcd();
-  raw = new Etcd3({ hosts: etcd.endpoint });
-});
-afterAll(async () => {
-  raw?.close();
-  await etcd?.stop();
-});
 afterEach(async () => {
   await stop();
-  await raw.delete().all();
+  await cluster.raw.delete().all();
 });
 
 describe('registry on real etcd', () => {
@@ -166,7 +156,7 @@ describe('registry on real etcd', () => {
     }
     expect(await rawKeys('/skydns/')).toHaveLength(6);
     const revisions = new Set<string>();
-    const watcher = await raw.watch().prefix('/').create();
+    const watcher = await cluster.raw.watch().prefix('/').create();
     watcher.on('delete', (kv) => revisions.add(kv.mod_revision));
     expect(await send('DELETE', `/v1/agents/${id}`, undefined, lease)).toMatchObject({ status: 200 });
     expect(await rawKeys('/skydns/')).toEqual([]);

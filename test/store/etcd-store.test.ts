@@ -1,21 +1,14 @@
 import { openEtcdStore, type RegistryStore } from '@agent-reach/registry/store';
 import { describeStoreContract } from '@agent-reach/registry/store/contract';
-import { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
+import { describe, expect, it } from 'vitest';
+import { useEtcd } from '../harness/use-etcd.js';
 
-let etcd: RunningEtcd;
-beforeAll(async () => {
-  etcd = await startEtcd();
-});
-afterAll(async () => {
-  await etcd?.stop();
-});
+const cluster = useEtcd();
 
 const randomPrefix = () => `/test-${Math.random().toString(36).slice(2, 10)}`;
 const open = (prefix: string, extra: { callTimeoutMs?: number } = {}) =>
   openEtcdStore({
-    endpoints: [etcd.endpoint],
+    endpoints: [cluster.etcd.endpoint],
     prefix,
     electionTtlSeconds: 2,
     onError: () => undefined,
@@ -44,9 +37,7 @@ describeStoreContract('etcd', async () => {
     },
     cleanup: async () => {
       await Promise.all(opened.map((store) => store.close()));
-      const raw = new Etcd3({ hosts: etcd.endpoint });
-      await raw.delete().prefix(prefix).exec();
-      raw.close();
+      await cluster.raw.delete().prefix(prefix).exec();
     },
   };
 });
@@ -56,7 +47,7 @@ describe('EtcdStore against real etcd', () => {
     const prefix = randomPrefix();
     const store = await open(prefix);
     const other = await open(randomPrefix());
-    const raw = new Etcd3({ hosts: etcd.endpoint });
+    const { raw } = cluster;
     try {
       const lease = await store.grantLease(2_500);
       await store.commit({ puts: [{ key: '/skydns/internal/agents/x', value: '{}', lease }] });
@@ -66,7 +57,6 @@ describe('EtcdStore against real etcd', () => {
       await store.revokeLease(lease);
       await raw.delete().prefix(prefix).exec();
     } finally {
-      raw.close();
       await store.close();
       await other.close();
     }
@@ -76,7 +66,7 @@ describe('EtcdStore against real etcd', () => {
     const prefix = randomPrefix();
     const a = await open(prefix);
     const b = await open(prefix);
-    const raw = new Etcd3({ hosts: etcd.endpoint });
+    const { raw } = cluster;
     try {
       const leader = await a.campaign('reach-registry-leader', 'a');
       const follower = await b.campaign('reach-registry-leader', 'b');
@@ -94,7 +84,6 @@ describe('EtcdStore against real etcd', () => {
       await leader.resign();
       await follower.resign();
     } finally {
-      raw.close();
       await a.close();
       await b.close();
     }
@@ -104,13 +93,13 @@ describe('EtcdStore against real etcd', () => {
     const store = await open(randomPrefix(), { callTimeoutMs: 1_000 });
     try {
       await store.commit({ puts: [{ key: '/k', value: 'v' }] });
-      etcd.kill();
+      cluster.etcd.kill();
       await expect(store.get('/k')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
       await expect(store.commit({ puts: [{ key: '/k', value: 'w' }] })).rejects.toMatchObject({
         code: 'STORE_UNAVAILABLE',
       });
       await expect(store.keepAlive('12345')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
-      await etcd.restart();
+      await cluster.etcd.restart();
       await expect.poll(() => store.get('/k').catch(() => 'unavailable'), { timeout: 15_000 }).toBe('v');
     } finally {
       await store.close();

@@ -1,25 +1,15 @@
 import { openEtcdStore } from '@agent-reach/registry/store';
-import { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
+import { describe, expect, it } from 'vitest';
+import { useEtcd } from '../harness/use-etcd.js';
 
-let etcd: RunningEtcd;
-let raw: Etcd3;
-beforeAll(async () => {
-  etcd = await startEtcd();
-  raw = new Etcd3({ hosts: etcd.endpoint });
-});
-afterAll(async () => {
-  raw?.close();
-  await etcd?.stop();
-});
+const cluster = useEtcd();
 
-const revision = async () => Number((await raw.leaseClient.leaseLeases()).header.revision);
+const revision = async () => Number((await cluster.raw.leaseClient.leaseLeases()).header.revision);
 const randomPrefix = () => `/batch-${Math.random().toString(36).slice(2, 10)}`;
 
 describe('EtcdStore commits that wait together share one transaction', () => {
   it('applies 60 concurrent registrations whole in fewer raft writes than commits', async () => {
-    const store = await openEtcdStore({ endpoints: [etcd.endpoint], prefix: randomPrefix() });
+    const store = await openEtcdStore({ endpoints: [cluster.etcd.endpoint], prefix: randomPrefix() });
     try {
       const leases = await Promise.all(Array.from({ length: 60 }, () => store.grantLease(30_000)));
       const before = await revision();
@@ -52,7 +42,7 @@ describe('EtcdStore commits that wait together share one transaction', () => {
   });
 
   it('fails only the commit whose lease is gone, and applies commits to one key in order', async () => {
-    const store = await openEtcdStore({ endpoints: [etcd.endpoint], prefix: randomPrefix() });
+    const store = await openEtcdStore({ endpoints: [cluster.etcd.endpoint], prefix: randomPrefix() });
     try {
       const leases = await Promise.all(Array.from({ length: 20 }, () => store.grantLease(30_000)));
       await store.revokeLease(leases[3]!);

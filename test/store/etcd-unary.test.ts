@@ -1,21 +1,11 @@
 import http2 from 'node:http2';
 import net, { type AddressInfo } from 'node:net';
 import { EtcdCallError, EtcdUnaryClient, GRPC_STATUS, type TxnOp } from '@agent-reach/registry/store';
-import { Etcd3 } from 'etcd3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../harness/ports.js';
+import { useEtcd } from '../harness/use-etcd.js';
 
-let etcd: RunningEtcd;
-let raw: Etcd3;
-beforeAll(async () => {
-  etcd = await startEtcd();
-  raw = new Etcd3({ hosts: etcd.endpoint });
-});
-afterAll(async () => {
-  raw?.close();
-  await etcd?.stop();
-});
+const cluster = useEtcd();
 
 const put = (key: string, value: string, lease?: string): TxnOp => ({
   request_put: { key: Buffer.from(key), value: Buffer.from(value), ...(lease ? { lease } : {}) },
@@ -77,11 +67,11 @@ async function freezableProxy(target: string) {
 
 describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd', () => {
   it('grants a lease etcd knows, with the TTL asked', async () => {
-    const client = new EtcdUnaryClient([etcd.endpoint], 5_000);
+    const client = new EtcdUnaryClient([cluster.etcd.endpoint], 5_000);
     try {
       const lease = await client.grantLease(42);
       expect(lease).toMatch(/^[1-9]\d*$/);
-      const ttl = await raw.leaseClient.leaseTimeToLive({ ID: lease });
+      const ttl = await cluster.raw.leaseClient.leaseTimeToLive({ ID: lease });
       expect(Number(ttl.grantedTTL)).toBe(42);
       expect(Number(ttl.TTL)).toBeGreaterThan(40);
       // Lease ids are 63-bit: they must survive as decimal strings, not as lossy numbers.
@@ -92,9 +82,9 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
   });
 
   it('commits puts under a lease and deletes in one transaction; the lease takes its keys with it', async () => {
-    const client = new EtcdUnaryClient([etcd.endpoint], 5_000);
+    const client = new EtcdUnaryClient([cluster.etcd.endpoint], 5_000);
     try {
-      await raw.put('/unary/old').value('x');
+      await cluster.raw.put('/unary/old').value('x');
       const lease = await client.grantLease(30);
       const value = 'ü'.repeat(300);
       await client.txn([
@@ -103,24 +93,24 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
         put('/unary/plain', 'no lease'),
         { request_delete_range: { key: Buffer.from('/unary/old') } },
       ]);
-      expect(await raw.get('/unary/a').string()).toBe(value);
-      expect(await raw.get('/unary/b').string()).toBe('{"n":2}');
-      expect(await raw.get('/unary/old').string()).toBeNull();
-      const a = await raw.get('/unary/a').exec();
-      const b = await raw.get('/unary/b').exec();
+      expect(await cluster.raw.get('/unary/a').string()).toBe(value);
+      expect(await cluster.raw.get('/unary/b').string()).toBe('{"n":2}');
+      expect(await cluster.raw.get('/unary/old').string()).toBeNull();
+      const a = await cluster.raw.get('/unary/a').exec();
+      const b = await cluster.raw.get('/unary/b').exec();
       expect(a.header.revision).toBe(b.header.revision);
       expect(String(a.kvs[0]!.lease)).toBe(lease);
-      expect(String((await raw.get('/unary/plain').exec()).kvs[0]!.lease)).toBe('0');
-      await raw.leaseClient.leaseRevoke({ ID: lease });
-      expect(await raw.get('/unary/a').string()).toBeNull();
-      expect(await raw.get('/unary/plain').string()).toBe('no lease');
+      expect(String((await cluster.raw.get('/unary/plain').exec()).kvs[0]!.lease)).toBe('0');
+      await cluster.raw.leaseClient.leaseRevoke({ ID: lease });
+      expect(await cluster.raw.get('/unary/a').string()).toBeNull();
+      expect(await cluster.raw.get('/unary/plain').string()).toBe('no lease');
     } finally {
       client.close();
     }
   });
 
   it('refuses a whole transaction that names a missing lease, with etcd own words', async () => {
-    const client = new EtcdUnaryClient([etcd.endpoint], 5_000);
+    const client = new EtcdUnaryClient([cluster.etcd.endpoint], 5_000);
     try {
       const lease = await client.grantLease(30);
       const failure = await client
@@ -129,7 +119,7 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
       expect(failure).toBeInstanceOf(EtcdCallError);
       expect((failure as EtcdCallError).code).toBe(GRPC_STATUS.NOT_FOUND);
       expect(String(failure)).toMatch(/requested lease not found/);
-      expect(await raw.get('/unary/kept-out').string()).toBeNull();
+      expect(await cluster.raw.get('/unary/kept-out').string()).toBeNull();
     } finally {
       client.close();
     }
@@ -137,7 +127,7 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
 
   it('goes on to the next endpoint when the first refuses connections', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
-    const client = new EtcdUnaryClient([dead, etcd.endpoint], 5_000);
+    const client = new EtcdUnaryClient([dead, cluster.etcd.endpoint], 5_000);
     try {
       const first = await client.grantLease(10).catch((error: unknown) => error);
       expect(first).toBeInstanceOf(EtcdCallError);
@@ -149,8 +139,8 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
   });
 
   it('drops a connection that went silent (half-open) and goes on to the next endpoint', async () => {
-    const proxy = await freezableProxy(etcd.endpoint);
-    const client = new EtcdUnaryClient([proxy.url, etcd.endpoint], 400);
+    const proxy = await freezableProxy(cluster.etcd.endpoint);
+    const client = new EtcdUnaryClient([proxy.url, cluster.etcd.endpoint], 400);
     try {
       expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
       proxy.freeze();
@@ -164,7 +154,7 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
         lease = await client.grantLease(10).catch(() => undefined);
       }
       expect(lease).toMatch(/^[1-9]\d*$/);
-      expect(Number((await raw.leaseClient.leaseTimeToLive({ ID: lease! })).TTL)).toBeGreaterThan(0);
+      expect(Number((await cluster.raw.leaseClient.leaseTimeToLive({ ID: lease! })).TTL)).toBeGreaterThan(0);
     } finally {
       client.close();
       await proxy.close();
@@ -172,12 +162,12 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
   });
 
   it('keeps working after etcd restarts, failing only while it is down', async () => {
-    const client = new EtcdUnaryClient([etcd.endpoint], 2_000);
+    const client = new EtcdUnaryClient([cluster.etcd.endpoint], 2_000);
     try {
       await client.grantLease(10);
-      etcd.kill();
+      cluster.etcd.kill();
       await expect(client.grantLease(10)).rejects.toBeInstanceOf(EtcdCallError);
-      await etcd.restart();
+      await cluster.etcd.restart();
       expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
     } finally {
       client.close();
@@ -241,7 +231,7 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
   });
 
   it('refuses calls once closed', async () => {
-    const client = new EtcdUnaryClient([etcd.endpoint], 2_000);
+    const client = new EtcdUnaryClient([cluster.etcd.endpoint], 2_000);
     client.close();
     await expect(client.grantLease(10)).rejects.toThrow(/closed/);
   });
