@@ -84,8 +84,10 @@ export function skydnsEntries(
       value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
     },
   ];
-  pushSrvEntries(entries, record, zone, ttl, weights);
-  for (const capability of publishedCapabilities(record.declaration)) {
+  // Computed once: the SRV and the index messages both go by the published capabilities.
+  const capabilities = publishedCapabilities(record.declaration);
+  pushSrvEntries(entries, record, zone, ttl, weights, capabilities);
+  for (const capability of capabilities) {
     if (capability === GENERIC_SERVICE) continue;
     entries.push({
       key: `${base}/_agents/_index/_${capability}/${record.instance_id}`,
@@ -106,7 +108,7 @@ export function srvEntries(
   weights: SrvWeights = {},
 ): SkydnsEntry[] {
   const entries: SkydnsEntry[] = [];
-  pushSrvEntries(entries, record, zone, ttlOf(ttlSec), weights);
+  pushSrvEntries(entries, record, zone, ttlOf(ttlSec), weights, publishedCapabilities(record.declaration));
   return entries;
 }
 
@@ -116,6 +118,7 @@ function pushSrvEntries(
   zone: string,
   ttl: number,
   weights: SrvWeights,
+  capabilities: readonly string[],
 ): void {
   const instance = record.instance_id;
   const target = `${instance}.${zone}`;
@@ -124,7 +127,7 @@ function pushSrvEntries(
     key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`,
     value: srvValue(record, target, ttl, weights, GENERIC_SERVICE),
   });
-  for (const capability of publishedCapabilities(record.declaration)) {
+  for (const capability of capabilities) {
     if (capability === GENERIC_SERVICE) continue;
     entries.push({
       key: `${base}/_tcp/_${capability}/${instance}`,
