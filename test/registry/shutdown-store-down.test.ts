@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEtcd, startEtcd } from '../harness/etcd.js';
 import { RegistryProcess } from '../harness/registry-process.js';
+import { useEtcd } from '../harness/use-etcd.js';
 
-let etcd: RunningEtcd;
+const cluster = useEtcd();
 let registry: RegistryProcess;
 beforeAll(async () => {
-  etcd = await startEtcd();
   registry = await RegistryProcess.start({
-    config: { storage: { type: 'etcd', etcd: { endpoints: [etcd.endpoint] } } },
+    config: { storage: { type: 'etcd', etcd: { endpoints: [cluster.etcd.endpoint] } } },
   });
 });
 afterAll(async () => {
   await registry?.dispose();
-  await etcd?.stop();
 });
 
 describe('the registry process on etcd', () => {
@@ -33,7 +31,7 @@ describe('the registry process on etcd', () => {
       }),
     });
     expect(registered.status).toBe(201);
-    etcd.kill();
+    cluster.etcd.kill();
     // Long enough for the watch to fail and back off before reconnecting: etcd3's retry timer is what
     // used to hold the process for seconds after its shutdown was done.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -43,6 +41,6 @@ describe('the registry process on etcd', () => {
     expect(exit.signal).toBeNull();
     expect(tookMs).toBeLessThan(4_000);
     expect(registry.logs().some((line) => line.msg === 'registry shutting down')).toBe(true);
-    await etcd.restart();
+    await cluster.etcd.restart();
   });
 });
