@@ -1,14 +1,17 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { findTool, readSystemPackages } from '../../scripts/prerequisites.mjs';
 
-/** The Debian tools tests and benchmarks drive, with the package that installs each. */
+// The one list of Debian packages (scripts/system-packages.txt) also names what the tests drive.
+const PACKAGES = readSystemPackages(new URL('../../scripts/system-packages.txt', import.meta.url).pathname);
+
+/** The Debian tools tests and benchmarks drive (knotc comes with knotd's package). */
 export const TOOLS = {
-  dig: { path: '/usr/bin/dig', pkg: 'bind9-dnsutils' },
-  kdig: { path: '/usr/bin/kdig', pkg: 'knot-dnsutils' },
-  knotd: { path: '/usr/sbin/knotd', pkg: 'knot' },
-  knotc: { path: '/usr/sbin/knotc', pkg: 'knot' },
-  dnsperf: { path: '/usr/bin/dnsperf', pkg: 'dnsperf' },
-  wrk: { path: '/usr/bin/wrk', pkg: 'wrk' },
+  dig: 'dig',
+  kdig: 'kdig',
+  knotd: 'knotd',
+  knotc: 'knotd',
+  dnsperf: 'dnsperf',
+  wrk: 'wrk',
 } as const;
 
 /** A tool's name in {@link TOOLS}. */
@@ -16,13 +19,10 @@ export type ToolName = keyof typeof TOOLS;
 
 /** Fails with a clear message when a tool is missing, naming the package to install. */
 export function requireTool(name: ToolName): string {
-  const tool = TOOLS[name];
-  try {
-    accessSync(tool.path, constants.X_OK);
-  } catch {
-    throw new Error(`${tool.path} is missing: run \`apt-get install ${tool.pkg}\``);
-  }
-  return tool.path;
+  const path = findTool(name, process.env.PATH ?? '');
+  if (path !== undefined) return path;
+  const pkg = PACKAGES.find((p) => p.command === TOOLS[name])?.pkg ?? name;
+  throw new Error(`${name} is missing: run \`apt-get install ${pkg}\``);
 }
 
 /** Runs a tool and returns its standard output; fails with its output when it exits non-zero. */
