@@ -111,26 +111,51 @@ function ensureWorkspace() {
   if (!runStep('pnpm', ['install', '--frozen-lockfile'])) fail(['pnpm install failed (see above).']);
 }
 
-/** Runs a workspace binary in the foreground; Ctrl-C reaches it through the terminal's process group. */
-function handOver(bin, args) {
-  const child = spawn(join(ROOT, 'node_modules/.bin', bin), args, { cwd: ROOT, stdio: 'inherit' });
-  // The terminal signals the whole group; the child stops itself. A signal meant for us alone goes on to it.
-  process.on('SIGINT', () => undefined);
-  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+/** Runs the child in the foreground and passes signals on; its exit code becomes ours. */
+function handOver(child, signals) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      if (signals.includes(signal)) child.kill(signal);
+    });
+  }
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+/** scripts/start.ts under tsx; if this launcher dies, even by SIGKILL, it stops itself (exit-with-parent.mjs). */
+function startSystem(args) {
+  const preload = new URL('./exit-with-parent.mjs', import.meta.url).href;
+  const child = spawn(
+    process.execPath,
+    ['--import', preload, '--import', 'tsx', 'scripts/start.ts', ...args],
+    {
+      cwd: ROOT,
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  // start.ts stops once however many signals arrive, so Ctrl-C (to the whole group) may reach it twice.
+  handOver(child, ['SIGINT', 'SIGTERM', 'SIGHUP']);
+}
+
+function runTests(args) {
+  const child = spawn(join(ROOT, 'node_modules/.bin/vitest'), ['run', ...args], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  // Ctrl-C reaches vitest through the terminal's process group; a second SIGINT would abort its clean-up.
+  handOver(child, ['SIGTERM', 'SIGHUP']);
 }
 
 const [command, ...rest] = process.argv.slice(2);
 switch (command) {
   case 'start':
     ensureWorkspace();
-    handOver('tsx', ['scripts/start.ts', ...rest]);
+    startSystem(rest);
     break;
   case 'test':
     ensureSystemTools();
     ensurePostgres();
     ensureWorkspace();
-    handOver('vitest', ['run', ...rest]);
+    runTests(rest);
     break;
   case 'setup':
     ensureSystemTools();

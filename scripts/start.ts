@@ -42,13 +42,14 @@ const agents: ServiceSpec[] = [
 
 // Agents deregister before the registry goes; the same order holds if this process dies unhandled.
 const supervisor = new Supervisor([agents.map((a) => a.name), ['console', 'orchestrator'], ['registry']]);
-let stopping = false;
+let stopping: Promise<void> | undefined;
 async function stop(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
+  // A second signal (Ctrl-C reaches the launcher too, which passes it on) waits for the first stop.
+  if (stopping === undefined) {
     process.stdout.write('\nstopping agents, then services…\n');
-    await supervisor.stopAll();
+    stopping = supervisor.stopAll();
   }
+  await stopping;
   process.exit(code);
 }
 process.on('SIGINT', () => void stop(0));
