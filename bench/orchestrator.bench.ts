@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ReachConfig } from '@agent-reach/config';
 import {
   BIND_POOL,
   CapabilityIndex,
@@ -16,7 +17,7 @@ import {
   UdpDnsClient,
 } from '@agent-reach/orchestrator';
 import { invokeAttempt } from '@agent-reach/sdk/client';
-import { DEFAULT_CATALOG, ReachConfig } from '@agent-reach/sdk/protocol';
+import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
 import { systemClock } from '@agent-reach/sdk/runtime';
 import { type AgentFleet, startAgentFleet } from './lib/agent-fleet.js';
 import { criticalPath, type DagNode, layersOf } from './lib/dag.js';

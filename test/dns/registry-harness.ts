@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ReachConfigInput } from '@agent-reach/config';
 import {
   type DnsResponder,
   openEmbeddedStore,
@@ -12,7 +13,6 @@ import {
   startRegistry,
   startRegistryDns,
 } from '@agent-reach/registry';
-import type { ReachConfigInput } from '@agent-reach/sdk/protocol';
 
 /** A registry (real HTTP API, embedded store unless one is given) with its DNS responder, on free ports. */
 export interface RegistryWithDns {

@@ -1,4 +1,5 @@
-import { loadConfig, type ReachConfig, ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
+import { loadConfig, type ReachConfig } from '@agent-reach/config';
+import { ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
 
 /** Everything the console server and the `reach` CLI need, compiled once; nothing else reads the env. */
 export interface ConsoleConfig {

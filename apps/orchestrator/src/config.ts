@@ -1,9 +1,8 @@
 import { join } from 'node:path';
+import { loadConfig, type ReachConfig } from '@agent-reach/config';
 import {
   type CatalogEntry,
   DEFAULT_CATALOG_ENTRIES,
-  loadConfig,
-  type ReachConfig,
   ReachError,
   splitHostPort,
 } from '@agent-reach/sdk/protocol';

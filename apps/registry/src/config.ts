@@ -1,11 +1,5 @@
-import {
-  DEFAULT_CATALOG,
-  loadConfig,
-  ReachConfig,
-  type ReachConfigInput,
-  ReachError,
-  splitHostPort,
-} from '@agent-reach/sdk/protocol';
+import { loadConfig, ReachConfig, type ReachConfigInput } from '@agent-reach/config';
+import { DEFAULT_CATALOG, ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
 
 /** A bearer token with the capability patterns it may register. */
 export interface ResolvedToken {

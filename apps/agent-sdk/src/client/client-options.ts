@@ -1,7 +1,6 @@
-import type { ReachConfig } from '../protocol/config.js';
-import { splitHostPort } from '../protocol/config-loader.js';
 import { parseDuration } from '../protocol/duration.js';
 import { ReachError } from '../protocol/errors.js';
+import { splitHostPort } from '../protocol/host-port.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 
 /** A duration: `'300ms' | '2s' | '5m'` or a number of milliseconds. */
@@ -131,21 +130,5 @@ export function compileClientOptions(options: ReachClientOptions = {}): Compiled
     caller: options.caller,
     fetch: options.fetch ?? globalThis.fetch,
     clock: options.clock ?? systemClock,
-  };
-}
-
-/** Client options from the config file: the registry's listen address, the DNS server and `agent_sdk`. */
-export function clientOptionsFromConfig(config: ReachConfig): ReachClientOptions {
-  const sdk = config.agent_sdk;
-  return {
-    registryUrl: `http://${config.control_plane.listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}`,
-    dns: { server: config.dns.server, zone: config.dns.zone },
-    connectTimeout: sdk.connection_timeout_ms,
-    ackTimeout: sdk.response_timeout_ms,
-    executionTimeout: sdk.execution_timeout_ms,
-    maxCandidates: sdk.max_candidates,
-    fallbackEnabled: sdk.fallback_enabled,
-    retryBudget: { ratio: sdk.retry_budget_ratio },
-    routeCache: sdk.route_cache_ttl_ms > 0 ? { ttl: sdk.route_cache_ttl_ms } : false,
   };
 }

@@ -3,7 +3,6 @@ export { codeOfAttempt, type TargetFailure } from './call-error.js';
 export { CandidateRouter, type Routed } from './candidate-router.js';
 export {
   type CompiledClientOptions,
-  clientOptionsFromConfig,
   compileClientOptions,
   type DurationInput,
   type ReachClientOptions,

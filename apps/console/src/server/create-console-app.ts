@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { createErrorHandler, type ErrorLog, ReachError } from '@agent-reach/sdk/protocol';
+import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { proxyTo } from './proxy.js';

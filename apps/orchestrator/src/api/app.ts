@@ -1,4 +1,5 @@
-import { createErrorHandler, type ErrorLog, ReachError } from '@agent-reach/sdk/protocol';
+import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Orchestrator } from '../orchestrator.js';

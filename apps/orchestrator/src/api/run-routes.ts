@@ -1,4 +1,4 @@
-import { parseOrThrow, readJson } from '@agent-reach/sdk/protocol';
+import { parseOrThrow, readJson } from '@agent-reach/sdk/http';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Orchestrator } from '../orchestrator.js';
 import { RunBody } from './schemas.js';

@@ -1,4 +1,5 @@
-import { parseOrThrow, ReachError } from '@agent-reach/sdk/protocol';
+import { parseOrThrow } from '@agent-reach/sdk/http';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TraceEvent } from '../traces/events.js';

@@ -1,4 +1,5 @@
-import { parseOrThrow, ReachError } from '@agent-reach/sdk/protocol';
+import { parseOrThrow } from '@agent-reach/sdk/http';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { Orchestrator } from '../orchestrator.js';
 import { TraceId } from '../traces/trace-id.js';

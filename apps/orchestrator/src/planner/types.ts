@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '@agent-reach/sdk/protocol';
+import type { ProviderConfig } from '@agent-reach/config';
 import type OpenAI from 'openai';
 import type { z } from 'zod';
 import type { Plan } from '../plan/index.js';

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { type ReachConfig, ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
+import type { ReachConfig } from '@agent-reach/config';
+import { ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
 import type { ZoneOptions } from './zone.js';
 
 /** The zone and responder settings the config file implies. */

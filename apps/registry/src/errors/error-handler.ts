@@ -1,13 +1,13 @@
 import {
   createErrorHandler as createSharedErrorHandler,
-  type ErrorBody,
   type ErrorLog,
   errorReply as sharedErrorReply,
-} from '@agent-reach/sdk/protocol';
+} from '@agent-reach/sdk/http';
+import type { ErrorBody } from '@agent-reach/sdk/protocol';
 import type { Logger } from 'pino';
 
 // The mapping itself lives in the SDK (shared with the orchestrator and console); this only adapts pino.
-export { requestIdOf, toReachError } from '@agent-reach/sdk/protocol';
+export { requestIdOf, toReachError } from '@agent-reach/sdk/http';
 
 /** Reports unexpected errors to a pino logger at `error` level. */
 export function pinoErrorLog(logger: Logger): ErrorLog {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { parseJsonText, ReachError, tooLarge } from '@agent-reach/sdk/protocol';
+import { parseJsonText, tooLarge } from '@agent-reach/sdk/http';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import type { Context, MiddlewareHandler } from 'hono';
 import { nodeIncoming, requestHeader } from './node-incoming.js';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReachConfig } from '@agent-reach/sdk/protocol';
+import { ReachConfig } from '@agent-reach/config';
 import { describe, expect, it } from 'vitest';
 import { openStore } from './open-store.js';
 

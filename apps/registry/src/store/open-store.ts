@@ -1,4 +1,4 @@
-import type { ReachConfig } from '@agent-reach/sdk/protocol';
+import type { ReachConfig } from '@agent-reach/config';
 import type { Clock } from './embedded/clock.js';
 import { openEmbeddedStore } from './embedded/embedded-store.js';
 import { openEtcdStore } from './etcd/etcd-store.js';

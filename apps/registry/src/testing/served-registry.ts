@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ReachConfigInput } from '@agent-reach/sdk/protocol';
+import type { ReachConfigInput } from '@agent-reach/config';
 import { afterEach, beforeEach } from 'vitest';
 import { ManualClock } from '../clock/manual-clock.js';
 import { registryConfigFrom } from '../config.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ReachConfigInput } from '@agent-reach/sdk/protocol';
+import type { ReachConfigInput } from '@agent-reach/config';
 import { pino } from 'pino';
 import { ManualClock } from '../clock/manual-clock.js';
 import { registryConfigFrom } from '../config.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ReachError } from './errors.js';
+import { ReachError } from '../protocol/errors.js';
 
 /** The PAYLOAD_TOO_LARGE error for a body limit of `maxBytes`. */
 export function tooLarge(maxBytes: number): ReachError {

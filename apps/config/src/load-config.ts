@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ReachConfig } from './config.js';
-import { ReachError } from './errors.js';
+import { ReachConfig } from './reach-config.js';
 
 /** Environment variables that override well-known keys. */
 const ENV_KEYS: Record<string, string[]> = {
@@ -69,11 +69,4 @@ export function loadConfig(env: Record<string, string | undefined>, text?: strin
     );
   }
   return parsed.data;
-}
-
-/** Splits `host:port` (or `[v6]:port`) into its parts. */
-export function splitHostPort(value: string): { host: string; port: number } {
-  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(value);
-  if (!match) throw new ReachError('INVALID_CONFIG', `not host:port: ${value}`);
-  return { host: match[1]!, port: Number(match[2]) };
 }

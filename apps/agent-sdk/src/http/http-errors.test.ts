@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ReachError } from './errors.js';
+import { ReachError } from '../protocol/errors.js';
 import { createErrorHandler, requestIdFrom } from './http-errors.js';
 import { parseOrThrow, readJson } from './http-input.js';
 

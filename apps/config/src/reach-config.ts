@@ -1,6 +1,5 @@
+import { CatalogEntry, Duration, parseDuration } from '@agent-reach/sdk/protocol';
 import { z } from 'zod';
-import { CatalogEntry } from './catalog.js';
-import { Duration, parseDuration } from './duration.js';
 
 /** A duration whose bare numbers mean seconds, as in the seed article's config file. */
 const Seconds = z.union([z.string(), z.number()]).transform((value, ctx) => {

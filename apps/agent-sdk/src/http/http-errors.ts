@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ERROR_HTTP_STATUS, isReachError, ReachError } from './errors.js';
-import type { ErrorBody } from './registration.js';
+import { ERROR_HTTP_STATUS, isReachError, ReachError } from '../protocol/errors.js';
+import type { ErrorBody } from '../protocol/registration.js';
 
 /** Where unexpected errors are reported; their causes never reach the client. */
 export type ErrorLog = (fields: Record<string, unknown>, message: string) => void;

@@ -1,0 +1,3 @@
+/** The hono side of the contract: request ids, `{code, message, requestId}` error replies, JSON body input. */
+export * from './http-errors.js';
+export * from './http-input.js';
