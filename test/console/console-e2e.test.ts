@@ -1,5 +1,9 @@
-import { mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { cli } from '@agent-reach/console/cli';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +20,8 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+const exec = promisify(execFile);
+type TracePage = { items: Array<{ id: string }> };
 const FINISHED = ['ok', 'failed', 'unavailable', 'skipped'];
 
 let stack: ConsoleStack;
@@ -225,11 +231,41 @@ describe('reach CLI against the real system', () => {
     expect(trace.out).toMatch(/^trace:\s+[0-9a-f]{32}$/m);
     expect(trace.out).toContain('synthesis');
     expect((await reach(['traces', '--status', 'ok'])).out).toContain(traceId);
+    // One search finds a trace by its id (whole or the first digits) as well as by text.
+    const byId = JSON.parse((await reach(['traces', '--q', traceId, '--json'])).out) as TracePage;
+    expect(byId.items.map((t) => t.id)).toEqual([traceId]);
+    expect((await reach(['traces', '--q', traceId.slice(0, 8)])).out).toContain(traceId);
   }, 120_000);
 
-  it('runs a task synchronously and reports errors as code: message', async () => {
+  it('writes a zone that named-checkzone loads, redirected from pnpm -s or with -o', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reach-zone-'));
+    const env = { ...process.env, REACH_REGISTRY_URL: stack.registryUrl };
+    const cwd = fileURLToPath(new URL('../../', import.meta.url));
+    // Exactly what the README shows: the shell's redirect of the pnpm script.
+    await exec('sh', ['-c', 'pnpm -s reach zone > "$1"', 'sh', join(dir, 'redirected.zone')], { cwd, env });
+    const written = await exec(
+      process.execPath,
+      ['--import', 'tsx', 'apps/console/src/cli/main.ts', 'zone', '-o', join(dir, 'written.zone')],
+      { cwd, env },
+    );
+    expect(written.stdout).toBe('');
+    for (const file of ['redirected.zone', 'written.zone']) {
+      const checked = await exec('named-checkzone', ['agents.internal', join(dir, file)]);
+      expect(checked.stdout, file).toMatch(/loaded serial \d+\nOK/);
+    }
+    expect(await readFile(join(dir, 'redirected.zone'), 'utf8')).toMatch(
+      /^; Agent Reach zone agents.internal,/,
+    );
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs a task, showing the trace id first and node states on stderr, and reports errors as code: message', async () => {
     const run = await reach(['run', 'summarise the risks of a home network', '--json']);
     expect(run.code).toBe(0);
+    const progress = run.err.split('\n');
+    expect(progress[0]).toMatch(/^trace [0-9a-f]{32} started/);
+    expect(progress.some((l) => /node_started\s+n\d+ \(\w+\)$/.test(l))).toBe(true);
+    expect(progress.some((l) => /node_succeeded\s+n\d+ by \S+-agent/.test(l))).toBe(true);
     const summary = JSON.parse(run.out) as { status: string; summary: string };
     expect(summary.status).toBe('ok');
     expect(summary.summary.length).toBeGreaterThan(50);

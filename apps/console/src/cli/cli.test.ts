@@ -1,65 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cli } from './cli.js';
-
-interface Call {
-  url: string;
-  method: string;
-  headers: Headers;
-  body: string | null;
-}
-
-type Reply = Response | (() => Response);
-
-/** A fake fetch: answers by `METHOD url-path` and records every call. */
-function fakeFetch(routes: Record<string, Reply | Reply[]>) {
-  const calls: Call[] = [];
-  const fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
-    const url = new URL(String(input));
-    const method = init.method ?? 'GET';
-    calls.push({
-      url: String(input),
-      method,
-      headers: new Headers(init.headers),
-      body: (init.body as string) ?? null,
-    });
-    const route = routes[`${method} ${url.pathname}${url.search}`] ?? routes[`${method} ${url.pathname}`];
-    const reply = Array.isArray(route) ? route.shift() : route;
-    if (reply === undefined) throw new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
-    return typeof reply === 'function' ? reply() : reply;
-  };
-  return { fetch: fetch as typeof globalThis.fetch, calls };
-}
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-const sse = (text: string) => () => new Response(text, { headers: { 'content-type': 'text/event-stream' } });
-
-const ENV = {
-  REACH_REGISTRY_URL: 'http://registry.test:8701',
-  REACH_ORCHESTRATOR_URL: 'http://orch.test:8702',
-};
-const TRACE = 'ab'.repeat(16);
-
-async function run(
-  argv: string[],
-  routes: Record<string, Reply | Reply[]> = {},
-  env: Record<string, string> = ENV,
-) {
-  const { fetch, calls } = fakeFetch(routes);
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await cli(argv, env, {
-    out: (t) => out.push(t),
-    err: (t) => err.push(t),
-    fetch,
-    now: () => Date.parse('2026-01-01T00:00:10Z'),
-    watch: { reconnectDelayMs: 1 },
-  });
-  return { code, out: out.join('\n'), err: err.join('\n'), calls };
-}
-
-const event = (seq: number, type: string, data: Record<string, unknown>) =>
-  `id: ${seq}\ndata: ${JSON.stringify({ trace_id: TRACE, seq, type, at: '2026-01-01T00:00:01.000Z', data })}\n\n`;
+import { ENV, event, json, run, sse, TRACE, traceDetail } from './cli-harness.fixture.js';
 
 describe('reach CLI arguments', () => {
   it('prints help and exits 0', async () => {
@@ -69,17 +9,20 @@ describe('reach CLI arguments', () => {
     expect((await run(['watch', '--help'])).out).toContain('usage: reach watch <trace_id>');
   });
 
-  it('refuses unknown commands, unknown options, missing and extra arguments with BAD_REQUEST', async () => {
+  it('refuses unknown commands, unknown options, missing and extra arguments as usage errors (exit 2)', async () => {
     for (const argv of [
       ['frob'],
       ['traces', '--bogus'],
       ['agent'],
       ['agent', 'a', 'b'],
       ['traces', '--limit', '500'],
+      ['traces', '--limit'],
+      ['agents', '--json=yes'],
     ]) {
       const r = await run(argv);
-      expect(r.code, argv.join(' ')).toBe(1);
-      expect(r.err, argv.join(' ')).toMatch(/^BAD_REQUEST: /);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.err, argv.join(' ')).toMatch(/^reach: /);
+      expect(r.err, argv.join(' ')).not.toMatch(/BAD_REQUEST/);
       expect(r.calls).toHaveLength(0);
     }
   });
@@ -132,8 +75,9 @@ describe('reach CLI arguments', () => {
 
   it('refuses a latency that is not a duration before calling', async () => {
     const r = await run(['route', 'summarize', '--max-latency', 'fast']);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain('BAD_REQUEST: --max-latency');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('reach: --max-latency');
+    expect(r.err).toContain('usage: reach route');
     expect(r.calls).toHaveLength(0);
   });
 
@@ -144,7 +88,8 @@ describe('reach CLI arguments', () => {
     expect(ok.calls[0]!.url).toBe('http://other:1/v1/conflicts');
     expect(ok.out).toBe('no conflicts');
     const bad = await run(['conflicts', '--registry', 'other:1']);
-    expect(bad.err).toMatch(/^INVALID_CONFIG: .*--registry/);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^reach: .*--registry/);
   });
 });
 
@@ -192,20 +137,28 @@ describe('reach CLI output and errors', () => {
 });
 
 describe('reach run, start and watch', () => {
-  it('joins an unquoted task, sends the API token only on writes, and exits 2 for a failed run', async () => {
+  it('joins an unquoted task, sends the API token only on writes, shows progress on stderr, exits 3 for a failed run', async () => {
     const env = { ...ENV, REACH_API_TOKEN: 'secret-token' };
-    const summary = {
-      trace_id: TRACE,
-      status: 'failed',
-      summary: '',
-      duration_ms: 5,
-      plan_degraded: false,
-      nodes: [],
-    };
-    const r = await run(['run', 'write', 'a', 'plan'], { 'POST /api/run': json(summary) }, env);
+    const r = await run(
+      ['run', 'write', 'a', 'plan'],
+      {
+        'POST /api/start': json({ trace_id: TRACE, status: 'started' }, 202),
+        [`GET /api/stream/${TRACE}`]: sse(
+          `${event(1, 'trace_started', { task: 'write a plan' })}${event(2, 'node_started', { node_id: 'n1', capability: 'planning' })}${event(3, 'node_failed', { node_id: 'n1', stage: 'call', error: { code: 'TIMEOUT', message: 'slow' } })}${event(4, 'trace_finished', { status: 'failed', duration_ms: 40 })}event: done\ndata: {"status":"failed"}\n\n`,
+        ),
+        [`GET /api/traces/${TRACE}`]: json(traceDetail('failed')),
+      },
+      env,
+    );
     expect(JSON.parse(r.calls[0]!.body!)).toEqual({ text: 'write a plan' });
     expect(r.calls[0]!.headers.get('authorization')).toBe('Bearer secret-token');
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(3);
+    const progress = r.err.split('\n');
+    // The trace id comes first, before any node state, so a user can open it while it runs.
+    expect(progress[0]).toBe(`trace ${TRACE} started; waiting for the plan…`);
+    expect(progress[1]).toMatch(/node_started\s+n1 \(planning\)$/);
+    expect(progress[2]).toMatch(/node_failed\s+n1 \(call\)/);
+    expect(r.out).toMatch(new RegExp(`^trace:\\s+${TRACE}\\nstatus:\\s+failed`));
     const list = await run(['traces'], { 'GET /api/traces': json({ items: [], next_cursor: null }) }, env);
     expect(list.calls[0]!.headers.get('authorization')).toBeNull();
   });

@@ -10,6 +10,10 @@ export interface CommandSpec {
   options: ParseArgsOptionsConfig;
   usage: string;
   summary: string;
+  /** More lines for `reach <command> --help` (options, exit codes). */
+  details?: string[];
+  /** False for a command that changes something (`--json` then prints the API's answer all the same). */
+  read?: boolean;
 }
 
 const text = { type: 'string' } as const;
@@ -51,7 +55,16 @@ export const COMMANDS = {
     summary: 'ask the registry which agents would serve a need, with score breakdowns',
   },
   conflicts: { args: [], options: {}, usage: 'reach conflicts', summary: 'overlapping declarations' },
-  zone: { args: [], options: {}, usage: 'reach zone', summary: 'the live DNS zone file' },
+  zone: {
+    args: [],
+    options: { output: { type: 'string', short: 'o' } },
+    usage: 'reach zone [-o file]',
+    summary: 'the live DNS zone file (stdout, or -o file written whole)',
+    details: [
+      '-o, --output FILE  write the zone to FILE (replaced only once the whole zone arrived)',
+      'Redirecting works too: `pnpm -s reach zone > agents.internal.zone` (-s keeps pnpm quiet).',
+    ],
+  },
   stats: {
     args: [],
     options: {},
@@ -60,21 +73,28 @@ export const COMMANDS = {
   },
   run: {
     args: ['...task'],
-    options: { provider: text },
-    usage: 'reach run "<task>" [--provider name]',
-    summary: 'run a task and wait for the deliverable (exit 2 when the run failed)',
+    options: { provider: text, quiet: { type: 'boolean', short: 'q' } },
+    usage: 'reach run "<task>" [--provider name] [--quiet]',
+    summary: 'run a task and wait for the deliverable (exit 3 when the run failed)',
+    details: [
+      'Progress goes to stderr: the trace id at once, then each node as it changes state;',
+      'stdout gets only the summary (or its JSON), so `reach run … > out.txt` keeps the deliverable.',
+      '-q, --quiet  no progress lines',
+    ],
+    read: false,
   },
   start: {
     args: ['...task'],
     options: { provider: text, watch: { type: 'boolean' } },
     usage: 'reach start "<task>" [--provider name] [--watch]',
-    summary: 'start a task and print its trace id (--watch: follow it)',
+    summary: 'start a task and print its trace id (--watch: follow it, exit 3 when it failed)',
+    read: false,
   },
   watch: {
     args: ['trace_id'],
     options: { after: text },
     usage: 'reach watch <trace_id> [--after seq]',
-    summary: "follow a run's events live (exit 2 when the run failed)",
+    summary: "follow a run's events live (exit 3 when the run failed)",
   },
   traces: {
     args: [],
@@ -88,7 +108,13 @@ export const COMMANDS = {
     usage: 'reach trace <trace_id> [--brief]',
     summary: 'one run: plan, nodes, deliverable and (unless --brief) every event',
   },
-  delete: { args: ['trace_id'], options: {}, usage: 'reach delete <trace_id>', summary: 'delete a trace' },
+  delete: {
+    args: ['trace_id'],
+    options: {},
+    usage: 'reach delete <trace_id>',
+    summary: 'delete a trace',
+    read: false,
+  },
   discovery: {
     args: [],
     options: {},
@@ -100,16 +126,43 @@ export const COMMANDS = {
 /** A command name. */
 export type CommandName = keyof typeof COMMANDS;
 
+const GLOBAL_HELP = [
+  'global options:',
+  '  --json              the API answer as JSON (for scripts; `watch` prints one event per line)',
+  '  --registry URL      the registry (default REACH_REGISTRY_URL or the config file)',
+  '  --orchestrator URL  the orchestrator (default REACH_ORCHESTRATOR_URL or the config file)',
+  '  -h, --help          this help;  reach --version prints the version',
+];
+
+const EXIT_HELP =
+  'exit codes: 0 done, 1 API error ("code: message"), 2 usage error, 3 a followed run failed or was aborted';
+
 /** The help text: every command with its usage. */
 export function helpText(): string {
   const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
   return [
-    'usage: reach <command> [arguments] [--json] [--registry URL] [--orchestrator URL]',
+    'usage: reach <command> [arguments] [options]',
     '',
     'commands:',
     ...lines,
     '',
-    'Tables by default; --json prints the API answer for scripts. Errors print "code: message" and exit 1.',
-    'URLs come from REACH_REGISTRY_URL / REACH_ORCHESTRATOR_URL or the config file (REACH_CONFIG).',
+    ...GLOBAL_HELP,
+    '',
+    'Tables by default. URLs come from REACH_REGISTRY_URL / REACH_ORCHESTRATOR_URL or REACH_CONFIG.',
+    EXIT_HELP,
+  ].join('\n');
+}
+
+/** `reach <command> --help`. */
+export function commandHelp(name: CommandName): string {
+  const spec: CommandSpec = COMMANDS[name];
+  return [
+    `usage: ${spec.usage}`,
+    `  ${spec.summary}`,
+    ...(spec.details ? ['', ...spec.details.map((line) => `  ${line}`)] : []),
+    '',
+    ...GLOBAL_HELP,
+    '',
+    EXIT_HELP,
   ].join('\n');
 }

@@ -1,4 +1,5 @@
-import { parseDuration, ReachError, type RouteQueryInput } from '@agent-reach/sdk/protocol';
+import { rename, writeFile } from 'node:fs/promises';
+import { parseDuration, type RouteQueryInput } from '@agent-reach/sdk/protocol';
 import type { ApiClient } from './api-client.js';
 import { intOption, type ParsedArgs } from './args.js';
 import {
@@ -16,13 +17,16 @@ import {
   formatTrace,
   formatTraces,
 } from './format-runs.js';
-import type { TraceEventView } from './orchestrator-views.js';
+import type { RunSummary, TraceDetail, TraceEventView } from './orchestrator-views.js';
+import { EXIT, UsageError } from './usage-error.js';
 import { watchTrace } from './watch.js';
 
 /** What a command needs: the API client, where output goes, and the wall clock for "ago" columns. */
 export interface CommandDeps {
   api: ApiClient;
   out: (text: string) => void;
+  /** Progress and notes (stderr), kept apart from the output that scripts read. */
+  err: (text: string) => void;
   now: () => number;
   /** Passed to `reach watch` (tests shorten the reconnect delay). */
   watch?: { reconnectDelayMs?: number };
@@ -30,8 +34,34 @@ export interface CommandDeps {
 
 type Command = Extract<ParsedArgs, { kind: 'command' }>;
 
-/** Exit code of a command that followed a run: 2 when the run did not succeed. */
-const runExit = (status: string) => (status === 'failed' || status === 'aborted' ? 2 : 0);
+/** Exit code of a command that followed a run: 3 when the run did not succeed. */
+const runExit = (status: string) => (status === 'failed' || status === 'aborted' ? EXIT.runFailed : EXIT.ok);
+
+/** Node events worth a progress line while `reach run` waits. */
+const PROGRESS_EVENTS = new Set([
+  'plan_ready',
+  'capability_unavailable',
+  'node_started',
+  'node_retry',
+  'node_attempt_failed',
+  'node_succeeded',
+  'node_failed',
+  'trace_finished',
+]);
+
+/** The summary `reach run` prints, from the finished trace (the shape `POST /api/run` answers). */
+export function runSummaryOf(detail: TraceDetail): RunSummary {
+  const { trace, plan } = detail;
+  return {
+    trace_id: trace.id,
+    status: trace.status,
+    summary: trace.summary ?? '',
+    duration_ms: trace.duration_ms ?? 0,
+    plan_degraded: plan?.degraded ?? false,
+    nodes: detail.nodes.map((n) => ({ node_id: n.node_id, capability: n.capability, status: n.status })),
+    ...(trace.error ? { error: trace.error } : {}),
+  };
+}
 
 /** `--max-latency`: seconds (`2`, `1.5`) or a duration (`1500ms`, `2s`); answers seconds. */
 function latencySeconds(value: string | boolean | undefined): number | undefined {
@@ -39,8 +69,7 @@ function latencySeconds(value: string | boolean | undefined): number | undefined
   const text = String(value).trim();
   const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : (parseDuration(text) ?? Number.NaN) / 1000;
   if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new ReachError(
-      'BAD_REQUEST',
+    throw new UsageError(
       `--max-latency must be seconds or a duration like 2s or 1500ms, got ${JSON.stringify(value)}`,
     );
   return seconds;
@@ -72,6 +101,38 @@ async function follow(cmd: Command, deps: CommandDeps, traceId: string, after = 
   return runExit(status);
 }
 
+/**
+ * `reach run`: starts the task, prints the trace id and each node's progress on stderr while it
+ * runs, then the summary on stdout.
+ */
+async function runTask(cmd: Command, deps: CommandDeps): Promise<number> {
+  const provider = typeof cmd.options.provider === 'string' ? cmd.options.provider : undefined;
+  const quiet = cmd.options.quiet === true;
+  const progress = (text: string) => {
+    if (!quiet) deps.err(text);
+  };
+  const started = await deps.api.start(cmd.args.task!, provider);
+  progress(`trace ${started.trace_id} started; waiting for the plan…`);
+  await watchTrace(
+    deps.api,
+    started.trace_id,
+    (event) => {
+      if (PROGRESS_EVENTS.has(event.type)) progress(formatEventLine(event));
+    },
+    deps.watch ?? {},
+  );
+  const summary = runSummaryOf(await deps.api.trace(started.trace_id));
+  deps.out(cmd.json ? JSON.stringify(summary, null, 2) : formatRunSummary(summary));
+  return runExit(summary.status);
+}
+
+/** Writes `text` to `path` whole: a partial file never replaces a good one. */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
 /** Runs one parsed command, writing its output; resolves with the exit code. API failures throw ReachError. */
 export async function runCommand(cmd: Command, deps: CommandDeps): Promise<number> {
   const { api, out } = deps;
@@ -100,17 +161,19 @@ export async function runCommand(cmd: Command, deps: CommandDeps): Promise<numbe
       return 0;
     case 'zone': {
       const zone = await api.zone();
+      if (typeof o.output === 'string') {
+        await writeWhole(o.output, zone.endsWith('\n') ? zone : `${zone}\n`);
+        deps.err(`wrote ${zone.split('\n').filter(Boolean).length} lines to ${o.output}`);
+        return 0;
+      }
       out(cmd.json ? JSON.stringify({ zone }) : zone.replace(/\n$/, ''));
       return 0;
     }
     case 'stats':
       show(await api.routingStats(), formatRoutingStats);
       return 0;
-    case 'run': {
-      const run = await api.run(cmd.args.task!, typeof o.provider === 'string' ? o.provider : undefined);
-      show(run, formatRunSummary);
-      return runExit(run.status);
-    }
+    case 'run':
+      return runTask(cmd, deps);
     case 'start': {
       const started = await api.start(
         cmd.args.task!,

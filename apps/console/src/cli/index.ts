@@ -2,5 +2,6 @@
 export { ApiClient, type ApiClientOptions } from './api-client.js';
 export { type ParsedArgs, parseCommandLine } from './args.js';
 export { type CliIo, cli } from './cli.js';
-export { COMMANDS, helpText } from './commands-spec.js';
+export { COMMANDS, type CommandSpec, commandHelp, helpText } from './commands-spec.js';
+export { EXIT, isUsageError, UsageError } from './usage-error.js';
 export { type WatchOptions, watchTrace } from './watch.js';

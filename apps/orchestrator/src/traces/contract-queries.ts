@@ -25,6 +25,11 @@ export function queryCases(ctx: () => ContractContext): void {
     expect((await store.listTraces({ status: ['ok', 'failed'] })).items).toHaveLength(2);
     expect((await store.listTraces({ q: 'party' })).items.map((t) => t.id)).toEqual([ids[3], ids[0]]);
     expect((await store.listTraces({ q: '%' })).items.map((t) => t.id)).toEqual([ids[2]]);
+    // The search box takes a trace id, whole or its first digits, in either case.
+    expect((await store.listTraces({ q: ids[1]! })).items.map((t) => t.id)).toEqual([ids[1]]);
+    expect((await store.listTraces({ q: ids[1]!.slice(0, 8).toUpperCase() })).items.map((t) => t.id)).toEqual(
+      [ids[1]],
+    );
     const t0 = Date.parse('2026-10-23T08:00:00.000Z');
     const window = await store.listTraces({
       since: new Date(t0 + 1000).toISOString(),

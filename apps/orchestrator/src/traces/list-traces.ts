@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, ilike, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, inArray, like, lt, or, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { decodeCursor, encodeCursor, type ListTracesQuery } from './list-query.js';
@@ -13,6 +13,9 @@ export interface TracePage {
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** A search that could be (the start of) a trace id: 4 to 32 hex digits. */
+const TRACE_ID_PREFIX = /^[0-9a-f]{4,32}$/i;
+
 /** Runs a validated list query with keyset paging on (started_at, id). */
 export async function listTraces(
   db: PgDatabase<PgQueryResultHKT>,
@@ -24,7 +27,10 @@ export async function listTraces(
   }
   if (query.q !== undefined) {
     const pattern = `%${escapeLike(query.q)}%`;
-    where.push(or(ilike(traces.task, pattern), ilike(traces.summary, pattern))!);
+    const matches = [ilike(traces.task, pattern), ilike(traces.summary, pattern)];
+    // One search box: a trace id (or its first digits, as shown in lists) finds that trace too.
+    if (TRACE_ID_PREFIX.test(query.q)) matches.push(like(traces.id, `${query.q.toLowerCase()}%`));
+    where.push(or(...matches)!);
   }
   if (query.since !== undefined) where.push(gte(traces.started_at, query.since));
   if (query.until !== undefined) where.push(lt(traces.started_at, query.until));
