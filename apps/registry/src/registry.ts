@@ -9,6 +9,7 @@ import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js'
 import { InstanceCache } from './instances/instance-cache.js';
 import { bindLivenessToInstances } from './liveness/bind-cache.js';
 import { LivenessTable } from './liveness/liveness-table.js';
+import { SharedFacts } from './liveness/shared-facts.js';
 import { StormGuard } from './liveness/storm-guard.js';
 import { Sweeper } from './liveness/sweeper.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
@@ -42,8 +43,10 @@ export interface RegistryParts {
   logger: Logger;
   /** The live registrations from the store's watch: an `InstanceSource`. */
   instances: InstanceCache;
-  /** Replica-local liveness (seq, load, state); `liveness.snapshot(id)` fits routing's `RoutingLiveness`. */
+  /** Liveness (seq, load, state) from this replica's heartbeats and every replica's shared facts; `liveness.snapshot(id)` fits routing's `RoutingLiveness`. */
   liveness: LivenessTable;
+  /** Shares accepted heartbeats with the other replicas through the store. */
+  facts: SharedFacts;
   metrics: RegistryMetrics;
   verbs: RegistrationVerbs;
   storm: StormGuard;
@@ -87,6 +90,14 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const instances = await InstanceCache.start(store, logger);
   const liveness = new LivenessTable(clock, config.heartbeatIntervalMs + config.suspectGraceMs);
   const unbind = bindLivenessToInstances(liveness, instances);
+  const facts = await SharedFacts.start({
+    store,
+    table: liveness,
+    clock,
+    logger,
+    replicaId,
+    flushMs: Math.max(50, Math.min(1000, Math.round(config.heartbeatIntervalMs / 5))),
+  });
   let sweeper: Sweeper | undefined;
   const metrics = new RegistryMetrics(
     () => liveness.counts(),
@@ -97,6 +108,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     store,
     instances,
     table: liveness,
+    facts,
     authority: new TokenAuthority(config.tokens),
     declarations: new DeclarationLog(store, logger),
     metrics,
@@ -120,6 +132,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     logger,
     instances,
     liveness,
+    facts,
     metrics,
     verbs,
     storm,
@@ -148,6 +161,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   } catch (error) {
     await sweeper.stop();
     await routing.close();
+    await facts.close();
     unbind();
     zone.close();
     await instances.close();
@@ -169,6 +183,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     closed ??= (async () => {
       await sweeper.stop();
       await routing.close();
+      await facts.close();
       unbind();
       zone.close();
       await instances.close();

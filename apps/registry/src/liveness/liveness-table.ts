@@ -88,6 +88,23 @@ export class LivenessTable {
     entry.lastBeatWall = this.clock.wallNow();
   }
 
+  /**
+   * Applies a heartbeat another replica (or this one, echoed by the store) accepted: a newer seq moves
+   * seq and load; any seq moves the last beat forward to `ageMs` before now. Returns whether anything moved.
+   */
+  applyFact(entry: LivenessEntry, fact: { seq: number; ageMs: number; wallAt: number; load: Load }): boolean {
+    const beatAt = this.clock.now() - Math.max(0, fact.ageMs);
+    const newer = entry.lastSeq === undefined || fact.seq > entry.lastSeq;
+    if (!newer && (fact.seq < entry.lastSeq! || beatAt <= entry.lastBeatMono)) return false;
+    if (newer) {
+      entry.lastSeq = fact.seq;
+      entry.load = fact.load;
+      entry.lastBeatWall = Math.max(entry.lastBeatWall ?? 0, fact.wallAt);
+    }
+    if (beatAt > entry.lastBeatMono) entry.lastBeatMono = beatAt;
+    return true;
+  }
+
   /** Stops tracking a registration whose records are gone, keeping a tombstone that says how it ended. */
   remove(instanceId: string): void {
     const entry = this.entries.get(instanceId);

@@ -65,6 +65,7 @@ export function createHeartbeat(deps: RegistrationDeps) {
       throw unknownInstance(instanceId);
     }
     table.beat(entry, request.load);
+    deps.facts?.note(entry);
     metrics.countHeartbeat('accepted');
     return answer;
   };

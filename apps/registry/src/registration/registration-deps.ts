@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.js';
 import type { RegistryConfig } from '../config.js';
 import type { LocalWrites } from '../instances/instance-cache.js';
 import type { InstanceSource } from '../instances/instance-source.js';
-import type { LivenessTable } from '../liveness/liveness-table.js';
+import type { LivenessEntry, LivenessTable } from '../liveness/liveness-table.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistryStore } from '../store/store.js';
 import type { DeclarationLog } from './declaration-log.js';
@@ -15,6 +15,8 @@ export interface RegistrationDeps {
   store: RegistryStore;
   instances: InstanceSource & LocalWrites;
   table: LivenessTable;
+  /** Shares accepted heartbeats with the other replicas (`SharedFacts`); none: this replica alone. */
+  facts?: { note(entry: LivenessEntry): void };
   authority: TokenAuthority;
   declarations: DeclarationLog;
   metrics: RegistryMetrics;

@@ -11,6 +11,9 @@ export const KEYS = {
   /** Dynamic routing weights the leader publishes, per instance. */
   weightsPrefix: '/reach/weights/',
   weight: (instanceId: string) => `/reach/weights/${instanceId}`,
+  /** Liveness facts (last seq, last beat, load) a replica accepted, per instance, bound to its lease. */
+  livenessPrefix: '/reach/liveness/',
+  liveness: (instanceId: string) => `/reach/liveness/${instanceId}`,
   /** CoreDNS etcd plugin (SkyDNS message format) root. */
   skydnsPrefix: '/skydns/',
   /** Leader election name for sweeps, reports and weight publication. */
