@@ -81,8 +81,33 @@ export const StorageConfig = z
       .object({
         endpoints: z.array(z.string().url()).min(1).default(['http://127.0.0.1:2379']),
         prefix: z.string().default(''),
+        /** Session TTL of the registry leader election: a dead leader is replaced this long after its last renewal. */
+        election_ttl: Seconds.prefault(2).refine(
+          (ms) => ms >= 2000 && ms % 1000 === 0,
+          'whole seconds, at least 2s (etcd rounds lease TTLs to seconds and raises those below 1.5s)',
+        ),
+        /** Client TLS: the CA that signed etcd's server certificate, and this client's certificate and key. */
+        tls: z
+          .object({
+            ca_file: z.string().min(1),
+            cert_file: z.string().min(1).optional(),
+            key_file: z.string().min(1).optional(),
+          })
+          .strict()
+          .refine(
+            (t) => (t.cert_file === undefined) === (t.key_file === undefined),
+            'give both cert_file and key_file, or neither',
+          )
+          .optional(),
+        /** etcd user (auth enabled); its password is read from the environment variable `password_env`. */
+        username: z.string().min(1).optional(),
+        password_env: z.string().min(1).optional(),
       })
       .strict()
+      .refine(
+        (e) => (e.username === undefined) === (e.password_env === undefined),
+        'give both username and password_env, or neither',
+      )
       .prefault({}),
   })
   .strict();

@@ -27,6 +27,8 @@ export interface RegistryConfig {
   /** Catalog capability ids an operation may `serve`: the built-in seven plus config.catalog. */
   catalog: ReadonlySet<string>;
   storm: { threshold: number; minInstances: number; holdMs: number; maxEvictionsPerInterval: number };
+  /** The password of `storage.etcd.username`, from the variable `storage.etcd.password_env` names. */
+  etcdPassword?: string;
   /** pino level from `LOG_LEVEL`. @default 'info' */
   logLevel: LogLevel;
 }
@@ -117,7 +119,25 @@ export function compileRegistryConfig(
       maxEvictionsPerInterval: cp.storm.max_evictions_per_interval,
     },
     logLevel: logLevelOf(env),
+    ...etcdPasswordOf(reach, env),
   };
+}
+
+function etcdPasswordOf(
+  reach: ReachConfig,
+  env: Record<string, string | undefined>,
+): { etcdPassword?: string } {
+  const name = reach.storage.etcd.password_env;
+  if (name === undefined || reach.storage.type !== 'etcd') return {};
+  const password = env[name];
+  if (password === undefined || password === '') {
+    throw new ReachError(
+      'INVALID_CONFIG',
+      `invalid config: storage.etcd.password_env: the variable ${name} is not set`,
+      { data: { key: 'storage.etcd.password_env' } },
+    );
+  }
+  return { etcdPassword: password };
 }
 
 /** Loads the registry config from `REACH_CONFIG` (or `text`) plus env overrides; fails fast. */

@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   // grpc-js calls leave garbage only full GCs free (docs/registry.md, Memory).
   if (config.reach.storage.type === 'etcd') setFlagsFromString('--heap-growing-percent=100');
   const store = await openStore(config.reach.storage, {
+    ...(config.etcdPassword === undefined ? {} : { etcdPassword: config.etcdPassword }),
     onError: (error) => logger.error({ err: error }, 'store background failure'),
   });
   let dns: DnsResponder | undefined;

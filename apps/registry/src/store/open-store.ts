@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { ReachConfig } from '@agent-reach/config';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import type { Clock } from './embedded/clock.js';
 import { openEmbeddedStore } from './embedded/embedded-store.js';
 import { openEtcdStore } from './etcd/etcd-store.js';
+import type { EtcdSecurity } from './etcd/etcd-unary.js';
 import type { RegistryStore } from './store.js';
 
 /** The config's `storage` section, as parsed (durations already in milliseconds). */
@@ -11,6 +14,8 @@ export type StorageSettings = ReachConfig['storage'];
 export interface OpenStoreOptions {
   /** Told about background failures (journal writes, watch errors, lost election sessions). */
   onError?: (error: unknown) => void;
+  /** etcd only: the password of `storage.etcd.username` (read from `password_env` by the config). */
+  etcdPassword?: string;
   /** Embedded store only. @default systemClock */
   clock?: Clock;
 }
@@ -23,7 +28,13 @@ export function openStore(storage: StorageSettings, options: OpenStoreOptions = 
   const onError = options.onError === undefined ? {} : { onError: options.onError };
   switch (storage.type) {
     case 'etcd':
-      return openEtcdStore({ endpoints: storage.etcd.endpoints, prefix: storage.etcd.prefix, ...onError });
+      return openEtcdStore({
+        endpoints: storage.etcd.endpoints,
+        prefix: storage.etcd.prefix,
+        electionTtlSeconds: storage.etcd.election_ttl / 1000,
+        security: etcdSecurity(storage.etcd, options.etcdPassword),
+        ...onError,
+      });
     case 'embedded':
     case 'file':
       return openEmbeddedStore({
@@ -33,4 +44,36 @@ export function openStore(storage: StorageSettings, options: OpenStoreOptions = 
         ...onError,
       });
   }
+}
+
+function readPem(key: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (cause) {
+    throw new ReachError('INVALID_CONFIG', `invalid config: ${key}: cannot read ${path}`, {
+      data: { key },
+      cause,
+    });
+  }
+}
+
+/** The TLS files and user of `storage.etcd`, read now so a missing file stops the start with its key. */
+export function etcdSecurity(etcd: StorageSettings['etcd'], password: string | undefined): EtcdSecurity {
+  const security: EtcdSecurity = {};
+  if (etcd.tls !== undefined) {
+    const key = 'storage.etcd.tls';
+    security.tls = {
+      ca: readPem(`${key}.ca_file`, etcd.tls.ca_file),
+      ...(etcd.tls.cert_file === undefined ? {} : { cert: readPem(`${key}.cert_file`, etcd.tls.cert_file) }),
+      ...(etcd.tls.key_file === undefined ? {} : { key: readPem(`${key}.key_file`, etcd.tls.key_file) }),
+    };
+  }
+  if (etcd.username !== undefined) {
+    if (password === undefined)
+      throw new ReachError('INVALID_CONFIG', 'invalid config: storage.etcd.password_env: not set', {
+        data: { key: 'storage.etcd.password_env' },
+      });
+    security.auth = { username: etcd.username, password };
+  }
+  return security;
 }

@@ -14,7 +14,7 @@ import { closedError, isLeaseNotFound, toStoreError } from './etcd-errors.js';
 import { isEtcdLeaseId } from './etcd-keys.js';
 import { EtcdLeadership } from './etcd-leadership.js';
 import { rangeAll } from './etcd-range.js';
-import { EtcdUnaryClient, type TxnOp } from './etcd-unary.js';
+import { type EtcdSecurity, EtcdUnaryClient, type TxnOp } from './etcd-unary.js';
 import { openEtcdWatch } from './etcd-watch.js';
 import { KeepAliveStream } from './keepalive-stream.js';
 import { LeasePool } from './lease-pool.js';
@@ -28,10 +28,12 @@ export interface EtcdStoreOptions {
   prefix?: string;
   /** Deadline of each unary etcd call. @default 5000 */
   callTimeoutMs?: number;
-  /** TTL of an election candidate's session: how soon a dead leader is replaced. @default 10 */
+  /** TTL of an election candidate's session: how soon a dead leader is replaced. @default 2 */
   electionTtlSeconds?: number;
   /** Told about background failures (watch errors, lost election sessions). */
   onError?: (error: unknown) => void;
+  /** Client TLS (endpoints then use `https://`) and an etcd user; both clients use them. */
+  security?: EtcdSecurity;
 }
 
 /** etcd's default limit on operations in one transaction. */
@@ -55,15 +57,26 @@ export class EtcdStore implements RegistryStore {
 
   private constructor(options: EtcdStoreOptions) {
     const timeout = options.callTimeoutMs ?? 5_000;
+    const { tls, auth } = options.security ?? {};
     this.#client = new Etcd3({
       hosts: options.endpoints,
       dialTimeout: timeout,
+      ...(tls === undefined
+        ? {}
+        : {
+            credentials: {
+              rootCertificate: tls.ca,
+              ...(tls.cert === undefined ? {} : { certChain: tls.cert }),
+              ...(tls.key === undefined ? {} : { privateKey: tls.key }),
+            },
+          }),
+      ...(auth === undefined ? {} : { auth: { username: auth.username, password: auth.password } }),
       // Streams (watch, keep-alive) live long; only single calls get a deadline.
       defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeout }),
     });
-    this.#unary = new EtcdUnaryClient(options.endpoints, timeout);
+    this.#unary = new EtcdUnaryClient(options.endpoints, timeout, options.security);
     this.#prefix = Buffer.from(options.prefix ?? '', 'utf8');
-    this.#electionTtl = options.electionTtlSeconds ?? 10;
+    this.#electionTtl = options.electionTtlSeconds ?? 2;
     this.#onError = options.onError ?? ((error: unknown) => console.error('[etcd-store]', error));
     this.#keepAlives = new KeepAliveStream(this.#client.leaseClient, timeout);
     this.#txns = new TxnBatcher({

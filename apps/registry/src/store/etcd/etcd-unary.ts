@@ -15,12 +15,22 @@ const { root } = protobuf.parse(
   }
   message TxnRequest { repeated RequestOp success = 2; }
   message LeaseGrantRequest { int64 TTL = 1; int64 ID = 2; }
-  message LeaseGrantResponse { int64 ID = 2; int64 TTL = 3; string error = 4; }`,
+  message LeaseGrantResponse { int64 ID = 2; int64 TTL = 3; string error = 4; }
+  message AuthenticateRequest { string name = 1; string password = 2; }
+  message AuthenticateResponse { string token = 2; }`,
   { keepCase: true },
 );
 const TxnRequest = root.lookupType('etcdserverpb.TxnRequest');
 const LeaseGrantRequest = root.lookupType('etcdserverpb.LeaseGrantRequest');
 const LeaseGrantResponse = root.lookupType('etcdserverpb.LeaseGrantResponse');
+const AuthenticateRequest = root.lookupType('etcdserverpb.AuthenticateRequest');
+const AuthenticateResponse = root.lookupType('etcdserverpb.AuthenticateResponse');
+
+/** How to reach a secured etcd: client TLS (PEM contents) and a user whose token goes with every call. */
+export interface EtcdSecurity {
+  tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
+  auth?: { username: string; password: string };
+}
 
 /** One operation of a transaction: a put (bound to a lease or not) or the delete of one key. */
 export type TxnOp =
@@ -28,7 +38,13 @@ export type TxnOp =
   | { request_delete_range: { key: Buffer } };
 
 /** gRPC status codes the registry tells apart (https://grpc.github.io/grpc/core/md_doc_statuscodes.html). */
-export const GRPC_STATUS = { OK: 0, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5, UNAVAILABLE: 14 } as const;
+export const GRPC_STATUS = {
+  OK: 0,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 /** A unary call that did not end in status OK; the message carries etcd's own words. */
 export class EtcdCallError extends Error {
@@ -117,17 +133,23 @@ export class EtcdUnaryClient {
   /** The session a ping is out on: calls that time out together send one ping, not one each. */
   #probing: http2.ClientHttp2Session | undefined;
   #closed = false;
+  readonly #security: EtcdSecurity;
+  /** The auth token of `security.auth`, fetched on first use and again when etcd says it expired. */
+  #token: Promise<string> | undefined;
 
-  constructor(endpoints: string[], timeoutMs: number) {
+  constructor(endpoints: string[], timeoutMs: number, security: EtcdSecurity = {}) {
     if (endpoints.length === 0) throw new Error('EtcdUnaryClient needs at least one endpoint');
     this.#endpoints = endpoints;
     this.#timeoutMs = timeoutMs;
+    this.#security = security;
   }
 
   /** Grants a lease of `ttlSeconds`; resolves with its id as a decimal string. */
   async grantLease(ttlSeconds: number): Promise<string> {
     const request = LeaseGrantRequest.encode({ TTL: ttlSeconds }).finish();
-    const answer = LeaseGrantResponse.decode(await this.#call('/etcdserverpb.Lease/LeaseGrant', request));
+    const answer = LeaseGrantResponse.decode(
+      await this.#authorized('/etcdserverpb.Lease/LeaseGrant', request),
+    );
     const { ID, error } = LeaseGrantResponse.toObject(answer, { longs: String }) as {
       ID?: string;
       error?: string;
@@ -140,7 +162,44 @@ export class EtcdUnaryClient {
 
   /** Applies `ops` in one transaction with no conditions (all of them or, on an error, none). */
   async txn(ops: readonly TxnOp[]): Promise<void> {
-    await this.#call('/etcdserverpb.KV/Txn', TxnRequest.encode({ success: ops }).finish());
+    await this.#authorized('/etcdserverpb.KV/Txn', TxnRequest.encode({ success: ops }).finish());
+  }
+
+  /** A call with the auth token when a user is configured; an expired token is renewed once. */
+  #authorized(path: string, message: Uint8Array): Promise<Buffer> {
+    const auth = this.#security.auth;
+    // Not async: without auth this stays one promise per call (a registration's hot path).
+    return auth === undefined ? this.#call(path, message) : this.#withToken(auth, path, message);
+  }
+
+  async #withToken(
+    auth: { username: string; password: string },
+    path: string,
+    message: Uint8Array,
+  ): Promise<Buffer> {
+    for (let attempt = 0; ; attempt++) {
+      const pending = this.#token ?? this.#authenticate(auth);
+      this.#token = pending;
+      const token = await pending.catch((error: unknown) => {
+        if (this.#token === pending) this.#token = undefined;
+        throw error;
+      });
+      try {
+        return await this.#call(path, message, token);
+      } catch (error) {
+        const expired = error instanceof EtcdCallError && error.code === GRPC_STATUS.UNAUTHENTICATED;
+        if (!expired || attempt > 0) throw error;
+        if (this.#token === pending) this.#token = undefined;
+      }
+    }
+  }
+
+  async #authenticate(auth: { username: string; password: string }): Promise<string> {
+    const request = AuthenticateRequest.encode({ name: auth.username, password: auth.password }).finish();
+    const answer = AuthenticateResponse.decode(await this.#call('/etcdserverpb.Auth/Authenticate', request));
+    const { token } = AuthenticateResponse.toObject(answer) as { token?: string };
+    if (!token) throw new EtcdCallError(GRPC_STATUS.UNAUTHENTICATED, 'etcd returned no auth token');
+    return token;
   }
 
   /** Ends the session; calls in flight fail, later ones are refused. */
@@ -156,7 +215,15 @@ export class EtcdUnaryClient {
     // Destroyed or closing, but its 'close' event has not come yet: retire it now.
     if (current !== undefined) this.#retire(current);
     const endpoint = this.#endpoints[this.#next % this.#endpoints.length]!;
-    const session = http2.connect(endpoint);
+    const tls = this.#security.tls;
+    const session =
+      tls === undefined
+        ? http2.connect(endpoint)
+        : http2.connect(endpoint, {
+            ca: tls.ca,
+            ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+            ...(tls.key === undefined ? {} : { key: tls.key }),
+          });
     // Errors reach the calls on the session as stream errors; here they only retire it.
     session.on('error', () => this.#retire(session));
     session.on('goaway', () => this.#retire(session));
@@ -189,7 +256,7 @@ export class EtcdUnaryClient {
     });
   }
 
-  #call(path: string, message: Uint8Array): Promise<Buffer> {
+  #call(path: string, message: Uint8Array, token?: string): Promise<Buffer> {
     if (this.#closed)
       return Promise.reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'the etcd client is closed'));
     return new Promise<Buffer>((resolve, reject) => {
@@ -197,13 +264,16 @@ export class EtcdUnaryClient {
       let stream: http2.ClientHttp2Stream;
       try {
         session = this.#connect();
-        stream = session.request({
+        const headers: http2.OutgoingHttpHeaders = {
           ':method': 'POST',
           ':path': path,
           'content-type': 'application/grpc',
           te: 'trailers',
           'grpc-timeout': `${this.#timeoutMs}m`,
-        });
+        };
+        // etcd reads the auth token from the `token` metadata (etcd3 and etcdctl send it the same way).
+        if (token !== undefined) headers.token = token;
+        stream = session.request(headers);
       } catch (error) {
         this.#session?.destroy();
         reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `cannot reach etcd: ${String(error)}`));
