@@ -42,8 +42,19 @@ async function waitHealthy(endpoint: string, child: ChildProcess, log: () => str
   throw new Error(`etcd did not become healthy within 30 s:\n${log()}`);
 }
 
-/** Starts Debian's etcd on free loopback ports with a temporary data dir, and waits until it answers. */
-export async function startEtcd(): Promise<RunningEtcd> {
+/** Server TLS of a test etcd: its certificate and key, and the CA its clients' certificates must come from. */
+export interface EtcdServerTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+/**
+ * Starts Debian's etcd on free loopback ports with a temporary data dir, and waits until it answers.
+ * With `tls`, clients must speak TLS and present a certificate from `tls.ca` (health is read from a
+ * plain metrics listener then).
+ */
+export async function startEtcd(options: { tls?: EtcdServerTls } = {}): Promise<RunningEtcd> {
   try {
     await access(ETCD_BIN, constants.X_OK);
   } catch {
@@ -51,7 +62,9 @@ export async function startEtcd(): Promise<RunningEtcd> {
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'reach-etcd-'));
   const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const { tls } = options;
+  const endpoint = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  const metrics = tls ? `http://127.0.0.1:${await freePort()}` : endpoint;
   const peer = `http://127.0.0.1:${peerPort}`;
   const args = [
     '--name=reach-test',
@@ -63,6 +76,15 @@ export async function startEtcd(): Promise<RunningEtcd> {
     `--initial-cluster=reach-test=${peer}`,
     '--logger=zap',
     '--log-level=error',
+    ...(tls
+      ? [
+          `--cert-file=${tls.cert}`,
+          `--key-file=${tls.key}`,
+          `--trusted-ca-file=${tls.ca}`,
+          '--client-cert-auth',
+          `--listen-metrics-urls=${metrics}`,
+        ]
+      : []),
   ];
   let child: ChildProcess | undefined;
   let output = '';
@@ -77,7 +99,7 @@ export async function startEtcd(): Promise<RunningEtcd> {
     };
     proc.stdout?.on('data', keep);
     proc.stderr?.on('data', keep);
-    await waitHealthy(endpoint, proc, () => output);
+    await waitHealthy(metrics, proc, () => output);
   };
   const exited = (proc: ChildProcess) =>
     proc.exitCode !== null || proc.signalCode !== null
