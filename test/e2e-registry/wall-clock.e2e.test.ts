@@ -31,11 +31,12 @@ async function jump(env: E2eEnv, shift: WallClockShift, seconds: number): Promis
 
 /**
  * What is published for an instance, without what the leader's weight publication (every 5 s, from
- * load and warm-up) moves: the weight key itself and the SRV weight / SVCB priority figures.
+ * load and warm-up) moves: the weight key itself and the SRV weight / SVCB priority figures; nor the
+ * liveness fact its heartbeats write (registry-to-registry state, not a publication).
  */
 function publishedShape(keys: string[]): string[] {
   return keys
-    .filter((key) => !key.startsWith('/reach/weights/'))
+    .filter((key) => !key.startsWith('/reach/weights/') && !key.startsWith('/reach/liveness/'))
     .map((line) => line.replace(/(\sSRV\s+)\d+ \d+ /, '$1').replace(/(\sSVCB\s+)\d+ /, '$1'));
 }
 
