@@ -14,11 +14,11 @@ import {
   type RunningOrchestrator,
   type RunSummary,
   startOrchestrator,
-  UdpDnsClient,
 } from '@agent-reach/orchestrator';
 import { invokeAttempt } from '@agent-reach/sdk/client';
+import { systemClock } from '@agent-reach/sdk/clock';
+import { UdpDnsClient } from '@agent-reach/sdk/dns';
 import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
-import { systemClock } from '@agent-reach/sdk/runtime';
 import { type AgentFleet, startAgentFleet } from './lib/agent-fleet.js';
 import { criticalPath, type DagNode, layersOf } from './lib/dag.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSse, type SseMessage } from '@agent-reach/orchestrator';
+import type { SseMessage } from '@agent-reach/sdk/http';
+import { collectSse } from '@agent-reach/sdk/testing';
 import { RegistryProcess } from '../harness/registry-process.js';
 import { type CatalogAgent, startCatalogAgents } from './catalog-agents.js';
 import { OrchestratorProcess, type OrchestratorProcessOptions } from './orchestrator-process.js';
@@ -138,7 +139,7 @@ export class OrchestratorApi {
     });
     if (res.status !== 200 || res.body === null)
       throw new Error(`stream ${id}: ${res.status} ${await res.text()}`);
-    return readSse(res.body, options.stop);
+    return collectSse(res.body, options.stop);
   }
 
   /** Every event of a run, read live from the stream until `done`. */

@@ -2,7 +2,6 @@
 export { FakeProvider, type FakeReply, type FakeRequest } from './planner/fake-provider.js';
 export {
   collect,
-  ManualWallClock,
   type TraceStoreHarness,
   traceStoreContract,
 } from './traces/trace-store.contract.js';

@@ -7,7 +7,6 @@ export {
   leaseTokenMatches,
   TokenAuthority,
 } from './auth/index.js';
-export { type Clock, ManualClock, repeatEvery, systemClock } from './clock/index.js';
 export {
   compileRegistryConfig,
   type LogLevel,

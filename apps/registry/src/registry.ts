@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
 import { createApp } from './api/create-app.js';
 import { TokenAuthority } from './auth/token-authority.js';
-import { type Clock, systemClock } from './clock/clock.js';
 import type { RegistryConfig } from './config.js';
 import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js';
 import { InstanceCache } from './instances/instance-cache.js';

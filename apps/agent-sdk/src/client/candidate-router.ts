@@ -1,8 +1,9 @@
+import { UdpDnsClient } from '../dns/index.js';
 import { err, ok, ReachError, type Result } from '../protocol/errors.js';
 import type { RouteCandidate, RouteQuery } from '../protocol/route.js';
 import type { CompiledClientOptions } from './client-options.js';
 import { ClientRouteCache, ROUTE_CACHE_FILL } from './client-route-cache.js';
-import { resolveViaDns } from './dns-candidates.js';
+import { type DnsFallback, resolveViaDns } from './dns-candidates.js';
 import { type ReachTarget, targetFromCandidate } from './reach-target.js';
 import { routeViaRegistry } from './registry-router.js';
 
@@ -38,6 +39,8 @@ function fromRegistry(
  */
 export class CandidateRouter {
   private readonly cache: ClientRouteCache | undefined;
+  private readonly dns: DnsFallback | undefined;
+  private readonly dnsClient: UdpDnsClient | undefined;
 
   constructor(
     private readonly options: Pick<
@@ -47,10 +50,21 @@ export class CandidateRouter {
   ) {
     const { routeCache } = options;
     if (routeCache) this.cache = new ClientRouteCache(routeCache.ttlMs, routeCache.maxEntries, options.clock);
+    const { dns } = options;
+    if (dns) {
+      this.dnsClient = new UdpDnsClient({ host: dns.host, port: dns.port, timeoutMs: dns.timeoutMs });
+      this.dns = { client: this.dnsClient, zone: dns.zone };
+    }
+  }
+
+  /** Closes the DNS client's kept TCP connection, if any. */
+  close(): void {
+    this.dnsClient?.close();
   }
 
   async route(query: RouteQuery, traceparent: string | undefined): Promise<Result<Routed, ReachError>> {
-    const { registryUrl, dns } = this.options;
+    const { registryUrl } = this.options;
+    const { dns } = this;
     let why = 'no registry is configured';
     if (registryUrl) {
       const hit = this.cache?.get(query);

@@ -1,7 +1,7 @@
+import { type Clock, systemClock } from '../clock/index.js';
 import { parseDuration } from '../protocol/duration.js';
 import { ReachError } from '../protocol/errors.js';
 import { splitHostPort } from '../protocol/host-port.js';
-import { type Clock, systemClock } from '../runtime/clock.js';
 
 /** A duration: `'300ms' | '2s' | '5m'` or a number of milliseconds. */
 export type DurationInput = string | number;

@@ -1,6 +1,6 @@
+import type { Clock } from '../clock/index.js';
 import type { RouteCandidate, RouteQuery, RouteResponse } from '../protocol/route.js';
 import { drawRouteOrder, routeQueryKey } from '../protocol/route-order.js';
-import type { Clock } from '../runtime/clock.js';
 
 /** How many candidates a cache fill asks the registry for, so cached calls still spread over replicas. */
 export const ROUTE_CACHE_FILL = 20;

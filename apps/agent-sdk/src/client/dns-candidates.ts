@@ -1,10 +1,10 @@
-import type { Packet, SrvAnswer, StringAnswer } from 'dns-packet';
-import { readSvcbAnswers, svcbQuestion } from '../svcb/index.js';
-import { type DnsServer, queryDns } from './dns-query.js';
+import type { DnsClient, DnsRecord, DnsResponse } from '../dns/index.js';
+import { readSvcbAnswers } from '../svcb/index.js';
 import { agentNameOfInstance, type ReachTarget } from './reach-target.js';
 
-/** The DNS the client falls back to when the registry is unreachable. */
-export interface DnsFallback extends DnsServer {
+/** The DNS the client falls back to when the registry is unreachable: the stub client and the zone. */
+export interface DnsFallback {
+  client: DnsClient;
   zone: string;
 }
 
@@ -16,18 +16,46 @@ interface Found {
   host: string | undefined;
 }
 
+/** SRV RDATA as dns-packet decodes it. */
+interface SrvData {
+  target: string;
+  port: number;
+  priority?: number;
+  weight?: number;
+}
+
 const bare = (name: string) => name.replace(/\.$/, '').toLowerCase();
 
-function addressIn(packet: Packet, name: string): string | undefined {
-  for (const rr of [...(packet.additionals ?? []), ...(packet.answers ?? [])]) {
-    if ((rr.type === 'A' || rr.type === 'AAAA') && bare(rr.name) === name) return (rr as StringAnswer).data;
+const TYPE_A = 1;
+const TYPE_SRV = 33;
+const TYPE_AAAA = 28;
+
+function addressIn(answer: DnsResponse, name: string): string | undefined {
+  for (const rr of [...answer.additionals, ...answer.answers]) {
+    if (
+      (rr.type === TYPE_A || rr.type === TYPE_AAAA) &&
+      bare(rr.name) === name &&
+      typeof rr.data === 'string'
+    )
+      return rr.data;
   }
   return undefined;
 }
 
+/** The answer to one question; a server that does not answer is no answer, never a throw. */
+async function ask(
+  dns: DnsFallback,
+  name: string,
+  type: 'SVCB' | 'SRV' | 'A',
+): Promise<DnsResponse | undefined> {
+  const res = await dns.client.query(name, type);
+  return res.ok ? res.value : undefined;
+}
+
 async function svcbTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
-  const packet = await queryDns(dns, svcbQuestion(`_${operation}._agents.${dns.zone}`));
-  const read = readSvcbAnswers(packet.answers as never);
+  const packet = await ask(dns, `_${operation}._agents.${dns.zone}`, 'SVCB');
+  if (!packet) return [];
+  const read = readSvcbAnswers(packet.answers);
   if (!read.ok) return [];
   return read.value
     .filter((answer) => answer.record.priority > 0 && answer.record.params.port !== undefined)
@@ -44,9 +72,10 @@ async function svcbTargets(dns: DnsFallback, operation: string): Promise<Found[]
 }
 
 async function srvTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
-  const packet = await queryDns(dns, { type: 'SRV', name: `_${operation}._tcp.${dns.zone}` });
-  return (packet.answers ?? [])
-    .filter((rr): rr is SrvAnswer => rr.type === 'SRV')
+  const packet = await ask(dns, `_${operation}._tcp.${dns.zone}`, 'SRV');
+  if (!packet) return [];
+  return packet.answers
+    .filter((rr): rr is DnsRecord & { data: SrvData } => rr.type === TYPE_SRV)
     .map((rr) => {
       const name = bare(rr.data.target);
       return {
@@ -60,7 +89,7 @@ async function srvTargets(dns: DnsFallback, operation: string): Promise<Found[]>
 }
 
 async function addressOf(dns: DnsFallback, name: string): Promise<string | undefined> {
-  const packet = await queryDns(dns, { type: 'A', name }).catch(() => undefined);
+  const packet = await ask(dns, name, 'A');
   return packet && addressIn(packet, name);
 }
 

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import type https from 'node:https';
+import type { Clock } from '../clock/index.js';
 import type { InvokeRequest } from '../protocol/invoke.js';
 import type { FailureClass } from '../protocol/route.js';
-import type { Clock } from '../runtime/clock.js';
 import { type MoveOnContext, mayMoveOn } from './fallback-rule.js';
 import { invokeAttempt, type ProgressLine } from './invoke-attempt.js';
 import type { OutcomeReport } from './outcome-reporter.js';

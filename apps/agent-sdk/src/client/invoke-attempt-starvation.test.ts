@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../runtime/manual-clock.fixture.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { startTestAgent, type TestAgent } from './client-test-agents.fixture.js';
 import { type AttemptOutcome, invokeAttempt } from './invoke-attempt.js';
 

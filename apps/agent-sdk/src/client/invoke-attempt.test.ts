@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../runtime/clock.js';
+import { systemClock } from '../clock/index.js';
 import { behaviours, closedPort, startTestAgent, type TestAgent } from './client-test-agents.fixture.js';
 import { invokeAttempt } from './invoke-attempt.js';
 

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
+import { type CancelTimer, type Clock, startTimer } from '../clock/index.js';
 import { InvokeLine } from '../protocol/invoke.js';
 import type { Endpoint } from '../protocol/registration.js';
 import type { FailureClass } from '../protocol/route.js';
-import type { CancelTimer, Clock } from '../runtime/clock.js';
 import { NdjsonLines } from './ndjson-lines.js';
 
 /** The three timeouts of one attempt (seed article 2.3), in milliseconds. */
@@ -119,14 +119,18 @@ function attempt(
     const arm = (ms: number, failure: FailureClass, message: string) => {
       cancelTimer?.();
       const armedIn = phase;
-      cancelTimer = clock.setTimeout(() => {
-        if (armedIn === 'execution') return fail(failure, message);
-        // A starved loop can run this timer before an already-arrived connect or ack is processed;
-        // the next poll phase handles that I/O before setImmediate runs, so decide then.
-        setImmediate(() => {
-          if (phase === armedIn) fail(failure, message);
-        });
-      }, ms);
+      cancelTimer = startTimer(
+        clock,
+        () => {
+          if (armedIn === 'execution') return fail(failure, message);
+          // A starved loop can run this timer before an already-arrived connect or ack is processed;
+          // the next poll phase handles that I/O before setImmediate runs, so decide then.
+          setImmediate(() => {
+            if (phase === armedIn) fail(failure, message);
+          });
+        },
+        ms,
+      );
     };
     const onAbort = () => fail('cancelled', 'the caller cancelled the attempt');
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import { type CancelTimer, type Clock, startTimer } from '../clock/index.js';
 import type { Outcome } from '../protocol/route.js';
-import type { CancelTimer, Clock } from '../runtime/clock.js';
 
 /** One outcome as the client records it. */
 export type OutcomeReport = z.input<typeof Outcome>;
@@ -41,7 +41,8 @@ export class OutcomeReporter {
     }
     if (this.buffer.length >= (this.options.maxBatch ?? 100)) void this.flush();
     else
-      this.cancelTimer ??= this.options.clock.setTimeout(
+      this.cancelTimer ??= startTimer(
+        this.options.clock,
         () => void this.flush(),
         this.options.flushIntervalMs ?? 1000,
       );

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../runtime/manual-clock.fixture.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import type { ReachClientOptions } from './client-options.js';
 import {
   behaviours,

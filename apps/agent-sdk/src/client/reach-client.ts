@@ -207,6 +207,7 @@ export class ReachClient {
   /** Sends the outcomes still waiting and closes idle connections. */
   async close(): Promise<void> {
     await this.reporter?.close();
+    this.router.close();
     this.agents.http.destroy();
     this.agents.https.destroy();
   }

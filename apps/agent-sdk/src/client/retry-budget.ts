@@ -1,4 +1,4 @@
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../clock/index.js';
 
 /**
  * A token bucket shared by every retry and fallback of a client (Finagle's RetryBudget idea): each call

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../clock/index.js';
 import { AgentCard, Declaration, InvokeLine, ReachError } from '../protocol/index.js';
 import { createAgentApp } from './agent-app.js';
 import { cardDocument } from './card-document.js';
-import { systemClock } from './clock.js';
 import type { InvokeContext, InvokeHandler, InvokeHook, InvokeInfo } from './invoke-context.js';
 import { InvokeService } from './invoke-service.js';
 import { LoadGauge } from './load-gauge.js';

@@ -1,7 +1,7 @@
+import { withTimeout } from '../clock/index.js';
 import { ReachError, type RegisterResponse } from '../protocol/index.js';
 import type { HealthStatus } from './agent-app.js';
 import type { CardDocument } from './card-document.js';
-import { withTimeout } from './clock.js';
 import { loadDeclaration } from './declaration-file.js';
 import { entrypoint, handlerOf } from './entrypoint.js';
 import type { HeartbeatEvent } from './heartbeat-loop.js';

@@ -3,7 +3,6 @@ export type { HealthStatus, HealthView } from './agent-app.js';
 export { AgentRuntime, type RuntimeRegistration } from './agent-runtime.js';
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 export { type CardDocument, cardDocument, etagMatches } from './card-document.js';
-export { type CancelTimer, type Clock, systemClock } from './clock.js';
 export { type DeclarationSource, loadDeclaration } from './declaration-file.js';
 export { type EntrypointMethod, entrypoint } from './entrypoint.js';
 export type { InvokeContext, InvokeHandler, InvokeHook, InvokeInfo } from './invoke-context.js';

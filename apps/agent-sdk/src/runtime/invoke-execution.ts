@@ -1,5 +1,5 @@
+import { type CancelTimer, type Clock, startTimer } from '../clock/index.js';
 import { type ErrorCode, type ErrorLine, isReachError, type ResultLine } from '../protocol/index.js';
-import type { CancelTimer, Clock } from './clock.js';
 import type { InvokeContext, InvokeHandler, InvokeHook } from './invoke-context.js';
 import type { Logger } from './logger.js';
 
@@ -95,7 +95,8 @@ export class InvokeExecution {
       spec.onHandlerSettled();
       return;
     }
-    this.cancelDeadline = spec.clock.setTimeout(
+    this.cancelDeadline = startTimer(
+      spec.clock,
       () =>
         this.abort(new DOMException(`deadline of ${spec.timeoutMs} ms passed`, 'TimeoutError'), 'TIMEOUT'),
       spec.timeoutMs,

@@ -1,5 +1,5 @@
+import { type Clock, startTimer } from '../clock/index.js';
 import { type Declaration, err, type InvokeRequest, ok, ReachError, type Result } from '../protocol/index.js';
-import type { Clock } from './clock.js';
 import type { InvokeHandler, InvokeHook } from './invoke-context.js';
 import { InvokeExecution, isRetryableCode } from './invoke-execution.js';
 import type { LoadGauge } from './load-gauge.js';
@@ -87,7 +87,7 @@ export class InvokeService {
     this.draining = true;
     if (this.running.size > 0) {
       await new Promise<void>((resolve) => {
-        const cancel = this.deps.clock.setTimeout(resolve, timeoutMs);
+        const cancel = startTimer(this.deps.clock, resolve, timeoutMs);
         this.idle = () => {
           cancel();
           resolve();

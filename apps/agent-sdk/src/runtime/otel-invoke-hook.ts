@@ -1,12 +1,5 @@
-import {
-  context,
-  ROOT_CONTEXT,
-  type SpanContext,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-} from '@opentelemetry/api';
+import { ROOT_CONTEXT, type SpanContext, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import { withSpan } from '../telemetry/index.js';
 import type { InvokeHook } from './invoke-context.js';
 
 /** The name of the agent's server span for one invoke. */
@@ -35,26 +28,16 @@ export function otelInvokeHook(tracerName = '@agent-reach/sdk'): InvokeHook {
   return async (info, run) => {
     const remote = parseTraceparent(info.traceparent);
     const parent = remote === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, remote);
-    const span = trace.getTracer(tracerName).startSpan(
+    const attributes = {
+      'reach.request_id': info.requestId,
+      'reach.capability': info.capability,
+      ...(info.caller === undefined ? {} : { 'reach.caller': info.caller }),
+    };
+    return withSpan(
+      trace.getTracer(tracerName),
       INVOKE_SPAN_NAME,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'reach.request_id': info.requestId,
-          'reach.capability': info.capability,
-          ...(info.caller === undefined ? {} : { 'reach.caller': info.caller }),
-        },
-      },
-      parent,
+      { parent, kind: SpanKind.SERVER, attributes },
+      run,
     );
-    try {
-      return await context.with(trace.setSpan(parent, span), run);
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
   };
 }

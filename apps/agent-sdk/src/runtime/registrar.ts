@@ -1,3 +1,4 @@
+import { type Clock, sleep } from '../clock/index.js';
 import {
   err,
   ReachError,
@@ -6,7 +7,6 @@ import {
   type Result,
 } from '../protocol/index.js';
 import { type BackoffPolicy, backoffDelay } from './backoff.js';
-import { type Clock, sleep } from './clock.js';
 import type { Logger } from './logger.js';
 import type { RegistryClient } from './registry-client.js';
 

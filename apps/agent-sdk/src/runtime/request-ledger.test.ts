@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from './manual-clock.fixture.js';
+import { ManualClock } from '../testing/manual-clock.js';
 import { RequestLedger } from './request-ledger.js';
 
 describe('RequestLedger', () => {

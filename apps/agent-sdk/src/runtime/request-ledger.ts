@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock/index.js';
 
 /** Bounds of the request_id ledger. */
 export interface LedgerLimits {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { type Clock, systemClock } from '../clock/index.js';
 import { Duration, ReachError } from '../protocol/index.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './backoff.js';
-import { type Clock, systemClock } from './clock.js';
 import type { DeclarationSource } from './declaration-file.js';
 import type { InvokeHandler, InvokeHook } from './invoke-context.js';
 import { consoleLogger, type Logger } from './logger.js';

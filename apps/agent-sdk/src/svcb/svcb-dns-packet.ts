@@ -19,7 +19,8 @@ export const DNS_PACKET_TYPE: Readonly<Record<SvcbRrType, string>> = {
 
 /** The fields of a dns-packet answer this module reads (dns-packet's own types omit unknown RR types). */
 export interface DnsPacketAnswerLike {
-  type: string;
+  /** dns-packet's type string, or the numeric code (as the SDK's DNS client reports it). */
+  type: string | number;
   name: string;
   ttl?: number;
   class?: string;

@@ -1,7 +1,7 @@
+import { readSse } from '@agent-reach/sdk/http';
 import { isReachError, ReachError } from '@agent-reach/sdk/protocol';
 import type { ApiClient } from './api-client.js';
 import type { TraceEventView } from './orchestrator-views.js';
-import { readSse } from './sse.js';
 
 /** How following a run goes. */
 export interface WatchOptions {

@@ -1,4 +1,5 @@
 import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
+import { collectSse } from '@agent-reach/sdk/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Candidate, Discovery, DiscoveryView } from '../discovery/index.js';
@@ -9,7 +10,6 @@ import { openPgliteTraceStore } from '../traces/open-pglite.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import { createApp } from './app.js';
 import { OrchestratorMetrics } from './metrics.js';
-import { readSse } from './sse-reader.js';
 
 const TOKEN = 'secret-token-123';
 
@@ -155,7 +155,7 @@ describe('orchestrator API', () => {
     expect(started.trace_id).toMatch(/^[0-9a-f]{32}$/);
     const res = await app.request(`/api/stream/${started.trace_id}`);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const messages = await readSse(res.body!);
+    const messages = await collectSse(res.body!);
     const events = messages.filter((m) => m.event === 'message').map((m) => JSON.parse(m.data));
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events[0].type).toBe('trace_started');
@@ -179,19 +179,19 @@ describe('orchestrator API', () => {
     let release!: () => void;
     gate = new Promise((r) => (release = r));
     const { trace_id } = await start('设计一个用户下线接口');
-    const first = await readSse(
+    const first = await collectSse(
       (await app.request(`/api/stream/${trace_id}`)).body!,
       (_m, all) => all.length >= 3,
     );
     const lastId = first.at(-1)!.id!;
     release();
-    const rest = await readSse(
+    const rest = await collectSse(
       (await app.request(`/api/stream/${trace_id}`, { headers: { 'last-event-id': lastId } })).body!,
     );
     const seqs = [...first, ...rest].filter((m) => m.event === 'message').map((m) => Number(m.id));
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     expect(rest.at(-1)!.event).toBe('done');
-    const after = await readSse((await app.request(`/api/stream/${trace_id}?after=${seqs.at(-1)}`)).body!);
+    const after = await collectSse((await app.request(`/api/stream/${trace_id}?after=${seqs.at(-1)}`)).body!);
     expect(after.map((m) => m.event)).toEqual(['done']);
     gate = Promise.resolve();
   });

@@ -3,6 +3,5 @@ export { type ApiDeps, createApp } from './app.js';
 export { requireToken } from './auth.js';
 export { OrchestratorMetrics } from './metrics.js';
 export { RunBody } from './schemas.js';
-export { readSse, type SseMessage } from './sse-reader.js';
 export { type StaleReaperOptions, startStaleReaper } from './stale-reaper.js';
 export type { StreamOptions } from './stream-route.js';

@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UdpDnsClient } from '@agent-reach/sdk/dns';
 import { buildAgentCard, Declaration } from '@agent-reach/sdk/protocol';
 import { withAgentCard } from '@agent-reach/sdk/svcb';
+import { FakeDnsServer, type FakeRecord } from '@agent-reach/sdk/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CapabilityIndex } from './capability-index.js';
 import { cardDigest } from './card-fetcher.js';
-import { UdpDnsClient } from './dns-client.js';
-import { FakeDnsServer, type FakeRecord } from './fake-dns-server.js';
 import { httpHealthCheck } from './health-probe.js';
 
 const ZONE = 'agents.internal';

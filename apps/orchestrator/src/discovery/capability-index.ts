@@ -1,6 +1,7 @@
+import { type Clock, systemClock } from '@agent-reach/sdk/clock';
+import type { DnsClient, DnsResponse } from '@agent-reach/sdk/dns';
 import { CardCache } from './card-cache.js';
 import { type CardFetcher, httpCardFetcher } from './card-fetcher.js';
-import { type Clock, systemClock } from './clock.js';
 import { DiscoveryPass, type DnsTargets } from './discovery-pass.js';
 import {
   addStats,
@@ -12,7 +13,6 @@ import {
   type FailedCandidate,
 } from './discovery-view.js';
 import { DnsAnswerCache } from './dns-answer-cache.js';
-import type { DnsClient, DnsResponse } from './dns-client.js';
 import { type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
 import { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
 
@@ -24,7 +24,7 @@ export interface CapabilityIndexOptions {
   dnsServer: string;
   /** The catalog capabilities to discover. */
   catalog: readonly string[];
-  clock?: Clock;
+  clock?: Pick<Clock, 'now'>;
   random?: Random;
   fetchCard?: CardFetcher;
   checkHealth?: HealthCheck;
@@ -78,7 +78,7 @@ export class CapabilityIndex {
   private readonly health: HealthProber;
   private readonly answers: DnsAnswerCache;
   private readonly targetsByAnswer = new WeakMap<DnsResponse, DnsTargets>();
-  private readonly clock: Clock;
+  private readonly clock: Pick<Clock, 'now'>;
   private readonly random: Random;
   private readonly totalStats = emptyStats();
   private last: DiscoveryView | null = null;

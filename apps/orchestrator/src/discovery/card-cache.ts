@@ -1,6 +1,6 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import type { CardFetcher, FetchedCard } from './card-fetcher.js';
-import type { Clock } from './clock.js';
 import type { DiscoveryStats } from './discovery-view.js';
 
 /** The counters a lookup adds to (a discovery pass's tally). */
@@ -31,7 +31,7 @@ export class CardCache {
 
   constructor(
     private readonly fetcher: CardFetcher,
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
     options: CardCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 60_000;

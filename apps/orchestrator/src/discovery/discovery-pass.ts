@@ -1,8 +1,8 @@
+import type { DnsClient, DnsQueryType, DnsResponse } from '@agent-reach/sdk/dns';
 import { type AgentCard, CARD_PATH, cardExtension, type Result } from '@agent-reach/sdk/protocol';
 import type { CardCache } from './card-cache.js';
 import type { Candidate, CapabilityView, DiscoveryStats, FailedCandidate } from './discovery-view.js';
 import type { DnsAnswerCache } from './dns-answer-cache.js';
-import type { DnsClient, DnsQueryType, DnsResponse } from './dns-client.js';
 import { type DnsTarget, firstAddress, type RejectedRecord, srvTargets, svcbTargets } from './dns-records.js';
 import type { HealthProber } from './health-probe.js';
 import { orderCandidates, type Random } from './selection.js';

@@ -1,7 +1,7 @@
+import type { DnsResponse } from '@agent-reach/sdk/dns';
 import { err, ok, ReachError } from '@agent-reach/sdk/protocol';
 import { describe, expect, it } from 'vitest';
 import { DnsAnswerCache } from './dns-answer-cache.js';
-import type { DnsResponse } from './dns-client.js';
 
 const answer = (ttl: number, extraTtl = ttl): DnsResponse => ({
   rcode: 'NOERROR',

@@ -1,6 +1,6 @@
+import type { Clock } from '@agent-reach/sdk/clock';
+import type { DnsResponse } from '@agent-reach/sdk/dns';
 import type { Result } from '@agent-reach/sdk/protocol';
-import type { Clock } from './clock.js';
-import type { DnsResponse } from './dns-client.js';
 
 /**
  * DNS answers by question, kept for the smallest record TTL (capped): back-to-back runs reuse the
@@ -11,7 +11,7 @@ export class DnsAnswerCache {
 
   /** @param maxMs the longest an answer is kept, whatever its TTL. @default 5000 */
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
     private readonly maxMs = 5000,
   ) {}
 

@@ -1,7 +1,7 @@
+import { UdpDnsClient } from '@agent-reach/sdk/dns';
+import { FakeDnsServer } from '@agent-reach/sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UdpDnsClient } from './dns-client.js';
 import { srvTargets } from './dns-records.js';
-import { FakeDnsServer } from './fake-dns-server.js';
 
 describe('UdpDnsClient', () => {
   const server = new FakeDnsServer();

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
+import type { DnsRecord } from '@agent-reach/sdk/dns';
 import { readAgentCard, safeDecodeSvcbRdata } from '@agent-reach/sdk/svcb';
-import type { DnsRecord } from './dns-client.js';
 
 const TYPE_A = 1;
 const TYPE_SRV = 33;

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '@agent-reach/sdk/clock';
 import { httpGet } from './http-get.js';
 
 /** A /health answer is a few fields; anything longer is not one. */
@@ -34,7 +34,7 @@ export class HealthProber {
   /** @param reuseMs how long one answer serves every capability of the instance. @default 2000 */
   constructor(
     private readonly check: HealthCheck,
-    private readonly clock: Clock,
+    private readonly clock: Pick<Clock, 'now'>,
     private readonly reuseMs = 2000,
   ) {}
 

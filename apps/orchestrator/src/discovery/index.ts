@@ -10,8 +10,6 @@ export {
 } from './capability-index.js';
 export { CardCache } from './card-cache.js';
 export { type CardFetcher, cardDigest, type FetchedCard, httpCardFetcher } from './card-fetcher.js';
-export { type Clock, systemClock } from './clock.js';
 export * from './discovery-view.js';
-export { type DnsClient, type DnsQueryType, type DnsResponse, UdpDnsClient } from './dns-client.js';
 export { type Health, type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
 export { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';

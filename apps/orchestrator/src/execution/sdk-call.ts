@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { codeOfAttempt, invokeAttempt } from '@agent-reach/sdk/client';
-import { type Clock, systemClock } from '@agent-reach/sdk/runtime';
+import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import type { CallAttempt } from './ports.js';
 
 /** The call path's three timeouts (`agent_sdk` in config). */

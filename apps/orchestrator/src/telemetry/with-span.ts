@@ -1,53 +1,13 @@
-import {
-  type Attributes,
-  type Context,
-  context as contextApi,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import { type SpanOptions, withSpan as withAnySpan } from '@agent-reach/sdk/telemetry';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { SpanName } from './span-names.js';
 
-/** Where a span hangs and what it carries. */
-export interface SpanOptions {
-  /** The parent; spans are parented explicitly so no context manager is needed. */
-  parent?: Context;
-  attributes?: Attributes;
-  kind?: SpanKind;
-}
+export { markSpanFailed, type SpanOptions } from '@agent-reach/sdk/telemetry';
 
-/**
- * Runs `fn` inside a new span: a throw sets error status and is re-thrown, and the span always ends
- * in `finally`. `fn` gets the span and the context to parent children on.
- */
-export async function withSpan<T>(
+/** The SDK's span helper, held to the orchestrator's closed set of span names. */
+export const withSpan: <T>(
   tracer: Tracer,
   name: SpanName,
   options: SpanOptions,
   fn: (span: Span, ctx: Context) => Promise<T>,
-): Promise<T> {
-  const parent = options.parent ?? ROOT_CONTEXT;
-  const span = tracer.startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes },
-    parent,
-  );
-  const ctx = trace.setSpan(parent, span);
-  try {
-    return await contextApi.with(ctx, () => fn(span, ctx));
-  } catch (error) {
-    span.recordException(error as Error);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) });
-    throw error;
-  } finally {
-    span.end();
-  }
-}
-
-/** Marks a span as failed without a throw (an expected failure such as a failed attempt). */
-export function markSpanFailed(span: Span, message: string): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
-}
+) => Promise<T> = withAnySpan;

@@ -1,17 +1,12 @@
+import type { ManualClock } from '@agent-reach/sdk/testing';
 import { beforeEach, expect, it } from 'vitest';
-import {
-  type ContractContext,
-  collect,
-  ev,
-  expectThrowsCode,
-  type ManualWallClock,
-} from './contract-helpers.js';
+import { type ContractContext, collect, ev, expectThrowsCode } from './contract-helpers.js';
 import type { TraceStore } from './trace-store.js';
 
 /** Contract cases for a run's batched writes: a trace with its first event, and `writeBatch`. */
 export function batchCases(ctx: () => ContractContext): void {
   let store: TraceStore;
-  let clock: ManualWallClock;
+  let clock: ManualClock;
   beforeEach(() => {
     ({ store, clock } = ctx());
   });
@@ -21,7 +16,7 @@ export function batchCases(ctx: () => ContractContext): void {
     expect(t).toMatchObject({ status: 'running', last_seq: 1 });
     const detail = await store.getTrace(t.id);
     expect(detail!.events.map((e) => [e.seq, e.type, e.at.getTime()])).toEqual([
-      [1, 'trace_started', clock.ms],
+      [1, 'trace_started', clock.wallNow()],
     ]);
     await expectThrowsCode(
       store.createTrace({ id: t.id, task: 't' }, { type: 'trace_started', data: { task: 't' } }),

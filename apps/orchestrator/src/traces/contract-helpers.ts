@@ -1,17 +1,12 @@
 import { isReachError } from '@agent-reach/sdk/protocol';
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { expect } from 'vitest';
 import type { TraceEvent, TraceEventInput } from './events.js';
-import type { TraceStore, WallClock } from './trace-store.js';
+import type { TraceStore } from './trace-store.js';
 
-/** A wall clock tests move by hand. */
-export class ManualWallClock implements WallClock {
-  constructor(public ms = Date.parse('2026-10-23T08:00:00.000Z')) {}
-  now(): number {
-    return this.ms;
-  }
-  advance(ms: number): void {
-    this.ms += ms;
-  }
+/** The clock a contract test runs on: its wall clock starts at a fixed instant and moves with `advance`. */
+export function contractClock(): ManualClock {
+  return new ManualClock(0, { wallMs: Date.parse('2026-10-23T08:00:00.000Z') });
 }
 
 /** A small valid event for tests. */
@@ -66,5 +61,5 @@ export async function expectThrowsCode(promise: Promise<unknown>, code: string):
 /** What each contract case works on; refreshed before every test. */
 export interface ContractContext {
   store: TraceStore;
-  clock: ManualWallClock;
+  clock: ManualClock;
 }

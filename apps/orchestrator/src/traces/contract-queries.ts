@@ -1,11 +1,12 @@
+import type { ManualClock } from '@agent-reach/sdk/testing';
 import { beforeEach, expect, it } from 'vitest';
-import { type ContractContext, ev, expectThrowsCode, type ManualWallClock } from './contract-helpers.js';
+import { type ContractContext, ev, expectThrowsCode } from './contract-helpers.js';
 import type { TraceStore } from './trace-store.js';
 
 /** Contract cases for listing, deleting and reaping traces. */
 export function queryCases(ctx: () => ContractContext): void {
   let store: TraceStore;
-  let clock: ManualWallClock;
+  let clock: ManualClock;
   beforeEach(() => {
     ({ store, clock } = ctx());
   });

@@ -1,12 +1,13 @@
+import type { ManualClock } from '@agent-reach/sdk/testing';
 import { beforeEach, expect, it } from 'vitest';
-import { type ContractContext, ev, expectThrowsCode, type ManualWallClock } from './contract-helpers.js';
+import { type ContractContext, ev, expectThrowsCode } from './contract-helpers.js';
 import type { TraceEventInput } from './events.js';
 import type { TraceStore } from './trace-store.js';
 
 /** Contract cases for creating traces, events, plans, nodes and finishing. */
 export function writeCases(ctx: () => ContractContext): void {
   let store: TraceStore;
-  let clock: ManualWallClock;
+  let clock: ManualClock;
   beforeEach(() => {
     ({ store, clock } = ctx());
   });
@@ -20,8 +21,8 @@ export function writeCases(ctx: () => ContractContext): void {
       last_seq: 0,
       meta: { provider: 'offline' },
     });
-    expect(t.started_at.getTime()).toBe(clock.ms);
-    expect(t.last_event_at.getTime()).toBe(clock.ms);
+    expect(t.started_at.getTime()).toBe(clock.wallNow());
+    expect(t.last_event_at.getTime()).toBe(clock.wallNow());
   });
 
   it('refuses a taken id, a malformed id and an empty task with codes', async () => {
@@ -44,7 +45,7 @@ export function writeCases(ctx: () => ContractContext): void {
       data: { node_id: 'n1', layer: 0 },
     });
     const detail = await store.getTrace(t.id);
-    expect(detail!.trace.last_event_at.getTime()).toBe(clock.ms);
+    expect(detail!.trace.last_event_at.getTime()).toBe(clock.wallNow());
     expect(detail!.trace.last_seq).toBe(2);
     expect(detail!.events.map((e) => [e.seq, e.type])).toEqual([
       [1, 'trace_started'],
@@ -82,7 +83,7 @@ export function writeCases(ctx: () => ContractContext): void {
   it('appends a batch with consecutive seqs after earlier events, stamped as given', async () => {
     const t = await store.createTrace({ task: 't' });
     await store.appendEvent(t.id, ev('n0'));
-    const at = new Date(clock.ms + 5000);
+    const at = new Date(clock.wallNow() + 5000);
     const r = await store.appendEvents(t.id, [
       { event: ev('n1') },
       { event: ev('n2'), at },
@@ -157,7 +158,7 @@ export function writeCases(ctx: () => ContractContext): void {
       purpose: 'p',
     });
     await store.upsertNode(t.id, { node_id: 'n2', capability: 'synthesis', depends_on: ['n1'], layer: 1 });
-    const started = new Date(clock.ms);
+    const started = new Date(clock.wallNow());
     const up = await store.upsertNode(t.id, {
       node_id: 'n1',
       capability: 'research',
@@ -204,7 +205,7 @@ export function writeCases(ctx: () => ContractContext): void {
       summary: '摘要',
       stats: { nodes: 6 },
     });
-    expect(done.ok && done.value.finished_at!.getTime()).toBe(clock.ms);
+    expect(done.ok && done.value.finished_at!.getTime()).toBe(clock.wallNow());
     const again = await store.finishTrace(t.id, { status: 'ok' });
     expect(again.ok ? null : again.error.code).toBe('CONFLICT');
     const missing = await store.finishTrace('cd'.repeat(16), { status: 'ok' });

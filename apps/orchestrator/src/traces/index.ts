@@ -35,5 +35,4 @@ export {
   type TraceDetail,
   TraceStore,
   type TraceStoreDeps,
-  type WallClock,
 } from './trace-store.js';

@@ -1,18 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Clock } from '@agent-reach/sdk/clock';
 import { takePidLock } from '@agent-reach/sdk/node';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import { EVENTS_CHANNEL, MIGRATIONS_FOLDER } from './migrations-folder.js';
-import { TraceStore, type WallClock } from './trace-store.js';
+import { TraceStore } from './trace-store.js';
 
 /** Options for the embedded trace store. */
 export interface PgliteTraceStoreOptions {
   /** Data directory (e.g. `<storage.path>/orchestrator-traces`); in memory when left out. */
   dataDir?: string;
-  clock?: WallClock;
+  clock?: Pick<Clock, 'wallNow'>;
   /** @default the top-level migrations folder */
   migrationsFolder?: string;
 }

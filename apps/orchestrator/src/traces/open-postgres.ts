@@ -1,9 +1,10 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { EVENTS_CHANNEL, MIGRATIONS_FOLDER } from './migrations-folder.js';
-import { TraceStore, type WallClock } from './trace-store.js';
+import { TraceStore } from './trace-store.js';
 
 /** Options for the Postgres trace store. */
 export interface PostgresTraceStoreOptions {
@@ -12,7 +13,7 @@ export interface PostgresTraceStoreOptions {
   schema?: string;
   /** Pool size. @default 10 */
   max?: number;
-  clock?: WallClock;
+  clock?: Pick<Clock, 'wallNow'>;
   /** @default the top-level migrations folder */
   migrationsFolder?: string;
 }

@@ -1,19 +1,20 @@
+import type { ManualClock } from '@agent-reach/sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import { batchCases } from './contract-batch.js';
-import { type ContractContext, ManualWallClock } from './contract-helpers.js';
+import { type ContractContext, contractClock } from './contract-helpers.js';
 import { queryCases } from './contract-queries.js';
 import { subscribeCases } from './contract-subscribe.js';
 import { writeCases } from './contract-writes.js';
 import type { TraceStore } from './trace-store.js';
 
-export { collect, ManualWallClock } from './contract-helpers.js';
+export { collect } from './contract-helpers.js';
 
 /** How the contract reaches one driver. */
 export interface TraceStoreHarness {
   /** Once before the suite: start the database, create a schema, … */
   setup(): Promise<void>;
   /** A store over empty tables, on this clock; closed after each test. */
-  open(clock: ManualWallClock): Promise<TraceStore>;
+  open(clock: ManualClock): Promise<TraceStore>;
   /** Once after the suite. */
   teardown(): Promise<void>;
 }
@@ -25,7 +26,7 @@ export function traceStoreContract(name: string, harness: TraceStoreHarness): vo
     beforeAll(() => harness.setup(), 120_000);
     afterAll(() => harness.teardown(), 60_000);
     beforeEach(async () => {
-      const clock = new ManualWallClock();
+      const clock = contractClock();
       current = { clock, store: await harness.open(clock) };
     }, 60_000);
     afterEach(async () => {

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import { and, asc, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -26,11 +27,6 @@ import { newTraceId, TraceId } from './trace-id.js';
 
 export type { TraceDb } from './trace-batch.js';
 
-/** Wall-clock time for stored timestamps, injected so tests can move it. */
-export interface WallClock {
-  now(): number;
-}
-
 /** A trace with everything it recorded. */
 export interface TraceDetail {
   trace: TraceRow;
@@ -46,7 +42,7 @@ export interface TraceStoreDeps {
   /** The LISTEN/NOTIFY channel for new events. */
   channel: string;
   /** @default Date.now */
-  clock?: WallClock;
+  clock?: Pick<Clock, 'wallNow'>;
   /** Releases the driver. */
   close: () => Promise<void>;
 }
@@ -73,14 +69,14 @@ function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.
 export class TraceStore {
   readonly #db: TraceDb;
   readonly #channel: string;
-  readonly #clock: WallClock;
+  readonly #clock: Pick<Clock, 'wallNow'>;
   readonly #close: () => Promise<void>;
   readonly #hub: SubscriptionHub;
 
   constructor(deps: TraceStoreDeps) {
     this.#db = deps.db;
     this.#channel = deps.channel;
-    this.#clock = deps.clock ?? { now: () => Date.now() };
+    this.#clock = deps.clock ?? systemClock;
     this.#close = deps.close;
     this.#hub = new SubscriptionHub(deps.notifier, deps.channel, {
       currentSeq: (id) => this.#currentSeq(id),
@@ -96,7 +92,7 @@ export class TraceStore {
     const v = parse(CreateTraceInput, input, 'trace');
     const id = v.id === undefined ? newTraceId() : parse(TraceId, v.id, 'trace id');
     const first = firstEvent === undefined ? undefined : parse(TraceEventInput, firstEvent, 'event');
-    const now = new Date(this.#clock.now());
+    const now = new Date(this.#clock.wallNow());
     const values = { id, task: v.task, meta: v.meta ?? {}, started_at: now, last_event_at: now };
     const row =
       first === undefined
@@ -111,7 +107,7 @@ export class TraceStore {
    * transaction; NOT_FOUND when the trace is gone, VALIDATION_FAILED (thrown) for malformed input.
    */
   async writeBatch(traceId: string, batch: TraceBatch): Promise<Result<BatchResult>> {
-    const now = new Date(this.#clock.now());
+    const now = new Date(this.#clock.wallNow());
     const checked: CheckedBatch = {
       events: (batch.events ?? []).map((b) => ({
         v: parse(TraceEventInput, b.event, 'event'),
@@ -242,7 +238,7 @@ export class TraceStore {
    * that still report live on); each gets a `trace_finished` event. Returns the aborted ids.
    */
   async reapStale(olderThanMs: number = STALE_AFTER_MS): Promise<string[]> {
-    const now = new Date(this.#clock.now());
+    const now = new Date(this.#clock.wallNow());
     const cutoff = new Date(now.getTime() - olderThanMs);
     const reaped = await this.#db
       .update(traces)
@@ -319,7 +315,7 @@ export class TraceStore {
     return trace;
   }
 
-  #ctx(now = new Date(this.#clock.now())) {
+  #ctx(now = new Date(this.#clock.wallNow())) {
     return { channel: this.#channel, now };
   }
 }

@@ -1,5 +1,5 @@
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/manual-clock.js';
 import { instanceRecord } from '../testing/fixtures.js';
 import { LivenessTable } from './liveness-table.js';
 

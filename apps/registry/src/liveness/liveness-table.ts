@@ -1,5 +1,5 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type { InstanceState, Load } from '@agent-reach/sdk/protocol';
-import type { Clock } from '../clock/clock.js';
 import type { InstanceRecord } from '../store/records.js';
 
 /** Replica-local liveness of one live instance; the store's lease stays the truth. */

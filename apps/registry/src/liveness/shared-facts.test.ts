@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/manual-clock.js';
 import { registryConfigFrom } from '../config.js';
 import { createRegistry, type Registry } from '../registry.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';

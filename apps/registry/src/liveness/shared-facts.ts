@@ -1,7 +1,7 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import { Load } from '@agent-reach/sdk/protocol';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Clock } from '../clock/clock.js';
 import { followPrefix } from '../store/follow-prefix.js';
 import { KEYS } from '../store/keys.js';
 import type { KeyValue, PutOp, RegistryStore, Watch, WatchEvent } from '../store/store.js';

@@ -1,5 +1,5 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock/clock.js';
 import type { RegistryConfig } from '../config.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistryStore } from '../store/store.js';

@@ -1,5 +1,5 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock/clock.js';
 import { KEYS } from '../store/keys.js';
 import type { Leadership, RegistryStore } from '../store/store.js';
 import type { StormGuard } from './storm-guard.js';

@@ -1,6 +1,6 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type { Logger } from 'pino';
 import type { TokenAuthority } from '../auth/token-authority.js';
-import type { Clock } from '../clock/clock.js';
 import type { RegistryConfig } from '../config.js';
 import type { LocalWrites } from '../instances/instance-cache.js';
 import type { InstanceSource } from '../instances/instance-source.js';

@@ -1,5 +1,5 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import { type ConflictView, DailyConflictReport } from '@agent-reach/sdk/protocol';
-import type { Clock } from '../clock/index.js';
 import type { RegistryStore } from '../store/store.js';
 import { type ConflictBook, toConflictView } from './conflicts.js';
 

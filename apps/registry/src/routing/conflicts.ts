@@ -1,5 +1,5 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type { ConflictOverlap, ConflictView } from '@agent-reach/sdk/protocol';
-import type { Clock } from '../clock/index.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 

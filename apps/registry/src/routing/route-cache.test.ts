@@ -1,6 +1,6 @@
 import { RouteQuery } from '@agent-reach/sdk/protocol';
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/index.js';
 import { RouteCache, routeCacheKey } from './route-cache.js';
 
 describe('routeCacheKey', () => {

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/index.js';
+import type { Clock } from '@agent-reach/sdk/clock';
 
 /** The canonical key of a query is the SDK's (ReachClient's route cache uses the same one). */
 export { routeQueryKey as routeCacheKey } from '@agent-reach/sdk/protocol';

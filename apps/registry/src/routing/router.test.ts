@@ -1,6 +1,6 @@
 import { Outcome, RouteQuery, type RouteQueryInput } from '@agent-reach/sdk/protocol';
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/index.js';
 import { FakeInstanceSource } from '../dns/fake-instance-source.js';
 import { Router, type RouterDeps } from './router.js';
 import { FakeLiveness, seededRandom, testInstance } from './routing-fixtures.js';

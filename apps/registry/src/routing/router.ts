@@ -1,3 +1,4 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type {
   InstanceState,
   OutcomeBatch,
@@ -9,7 +10,6 @@ import type {
 } from '@agent-reach/sdk/protocol';
 import { drawRouteOrder } from '@agent-reach/sdk/protocol';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../clock/index.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 import { CandidatePool } from './candidate-pool.js';

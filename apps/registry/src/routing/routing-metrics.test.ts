@@ -1,7 +1,7 @@
 import { Outcome } from '@agent-reach/sdk/protocol';
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/index.js';
 import { FakeInstanceSource } from '../dns/fake-instance-source.js';
 import { Router } from './router.js';
 import { testInstance } from './routing-fixtures.js';

@@ -1,7 +1,7 @@
+import type { Clock } from '@agent-reach/sdk/clock';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry as PromRegistry } from 'prom-client';
-import type { Clock } from '../clock/index.js';
 import type { WeightOf } from '../dns/weights.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';

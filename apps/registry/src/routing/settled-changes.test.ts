@@ -1,5 +1,5 @@
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock/manual-clock.js';
 import { settledChanges } from './settled-changes.js';
 
 function setup(options = { quietMs: 50, maxWaitMs: 500 }) {

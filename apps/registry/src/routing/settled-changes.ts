@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock/index.js';
+import type { Clock, TimerHandle } from '@agent-reach/sdk/clock';
 
 /** How long weight changes are gathered before the zone hears of them. */
 export interface SettleOptions {

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock/index.js';
+import type { Clock } from '@agent-reach/sdk/clock';
 import { defaultWeightOf } from '../dns/weights.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import { srvEntries } from '../skydns/index.js';

@@ -1,6 +1,5 @@
 /** The registry's storage: the RegistryStore interface, its key layout and records, and its implementations. */
 export {
-  type Clock as StoreClock,
   EmbeddedStore,
   type EmbeddedStoreOptions,
   journalFileFor,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ReachConfig } from '@agent-reach/config';
+import type { Clock } from '@agent-reach/sdk/clock';
 import { ReachError } from '@agent-reach/sdk/protocol';
-import type { Clock } from './embedded/clock.js';
 import { openEmbeddedStore } from './embedded/embedded-store.js';
 import { openEtcdStore } from './etcd/etcd-store.js';
 import type { EtcdSecurity } from './etcd/etcd-unary.js';

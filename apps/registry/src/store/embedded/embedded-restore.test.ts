@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WatchEvent } from '../store.js';
 import { openEmbeddedStore } from './embedded-store.js';
 import { journalFileFor } from './journal-lock.js';
-import { ManualClock } from './manual-clock.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import type {
   KeyValue,
@@ -11,7 +12,6 @@ import type {
   Watch,
   WatchEvent,
 } from '../store.js';
-import { type Clock, systemClock } from './clock.js';
 import { ElectionQueue } from './election-queue.js';
 import { Journal, readJournal } from './journal.js';
 import { journalFileFor, lockJournal } from './journal-lock.js';

@@ -1,8 +1,8 @@
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { snapshotLines } from './journal-records.js';
 import { KvState } from './kv-state.js';
 import { LeaseTable } from './lease-table.js';
-import { ManualClock } from './manual-clock.js';
 
 const written = (kv: KvState): number =>
   [...snapshotLines({ nextLease: 1, leases: [], kv: kv.entries() })].reduce((n, line) => n + line.length, 0);

@@ -1,6 +1,6 @@
+import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { LeaseTable } from './lease-table.js';
-import { ManualClock } from './manual-clock.js';
 
 function table() {
   const clock = new ManualClock();

@@ -1,5 +1,5 @@
+import type { Clock, TimerHandle } from '@agent-reach/sdk/clock';
 import type { LeaseId } from '../store.js';
-import type { Clock, TimerHandle } from './clock.js';
 
 interface Lease {
   ttlMs: number;

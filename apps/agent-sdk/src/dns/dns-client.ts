@@ -1,13 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import dnsPacket from 'dns-packet';
+import { err, ok, ReachError, type Result } from '../protocol/errors.js';
 import { DnsTcpChannel } from './dns-tcp-channel.js';
 
 /** The record types the capability index asks for. */
 export type DnsQueryType = 'SVCB' | 'SRV' | 'A';
-
-const TYPE_CODES: Record<DnsQueryType, number> = { SVCB: 64, SRV: 33, A: 1 };
 
 /** One resource record as the index reads it; `data` is decoded for SRV/A, raw RDATA otherwise. */
 export interface DnsRecord {
@@ -190,9 +188,4 @@ export class UdpDnsClient implements DnsClient {
     if (this.truncated.size >= 1024) this.truncated.clear();
     this.truncated.set(key, performance.now() + this.opts.truncatedMemoMs);
   }
-}
-
-/** The numeric type code of a query type. */
-export function typeCode(type: DnsQueryType): number {
-  return TYPE_CODES[type];
 }

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from './clock.js';
+import { type Clock, repeatEvery, type TimerHandle } from '../clock/index.js';
 
 interface PendingTimer {
   id: number;
@@ -6,18 +6,30 @@ interface PendingTimer {
   fn: () => void;
 }
 
-/** A clock that moves only when told to, so tests move time instead of sleeping. */
+/**
+ * A clock that moves only when told to, so tests move time instead of sleeping. Its wall clock is
+ * `Date.now()` (so faked dates apply) unless `wallMs` is given: then it starts there and moves with
+ * `advance`.
+ */
 export class ManualClock implements Clock {
+  readonly #start: number;
+  readonly #wallStart: number | undefined;
   #now: number;
   #nextId = 1;
   #timers = new Map<number, PendingTimer>();
 
-  constructor(startMs = 1_000) {
+  constructor(startMs = 1_000, options: { wallMs?: number } = {}) {
+    this.#start = startMs;
     this.#now = startMs;
+    this.#wallStart = options.wallMs;
   }
 
   now(): number {
     return this.#now;
+  }
+
+  wallNow(): number {
+    return this.#wallStart === undefined ? Date.now() : this.#wallStart + (this.#now - this.#start);
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
@@ -28,6 +40,10 @@ export class ManualClock implements Clock {
 
   clearTimeout(handle: TimerHandle): void {
     this.#timers.delete(handle as number);
+  }
+
+  every(ms: number, fn: () => void): () => void {
+    return repeatEvery(this, ms, fn);
   }
 
   /** Timers not yet fired. */

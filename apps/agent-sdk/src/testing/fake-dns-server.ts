@@ -1,8 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:net';
-import type { SvcbRecord } from '@agent-reach/sdk/svcb';
-import { toDnsPacketAnswer } from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
+import { type SvcbRecord, toDnsPacketAnswer } from '../svcb/index.js';
 
 /** A record the fake server answers with. */
 export type FakeRecord =
