@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
 import { ReachError } from '@agent-reach/sdk/protocol';
@@ -41,6 +43,12 @@ export function createConsoleApp(deps: ConsoleAppDeps): Hono {
     },
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  // Ready once the UI it serves is there (an image or a build that lost it is not).
+  const uiIndex = join(deps.uiDir ?? UI_DIR, 'index.html');
+  app.get('/readyz', (c) => {
+    const ui = existsSync(uiIndex);
+    return c.json({ status: ui ? 'ready' : 'not_ready', checks: { ui } }, ui ? 200 : 503);
+  });
   // What the UI cannot learn from the APIs: where Jaeger lives.
   app.get('/console/settings', (c) => c.json({ jaeger_url: deps.jaegerUrl ?? null }));
   app.use('/api/*', limit);
