@@ -19,7 +19,13 @@ export interface DnsResponderThread extends DnsResponder {
   readonly restarts: number;
 }
 
-const WORKER_URL = new URL('./responder-worker-boot.mjs', import.meta.url);
+/** Set by `pnpm build` (scripts/build.ts): the bundled worker, relative to this source file. */
+declare const REACH_BUNDLED_RESPONDER: string | undefined;
+// From source, a boot file registers tsx's loader before the TypeScript worker; a build bundles the worker.
+const WORKER_URL =
+  typeof REACH_BUNDLED_RESPONDER === 'string'
+    ? new URL(REACH_BUNDLED_RESPONDER, import.meta.url)
+    : new URL('./responder-worker-boot.mjs', import.meta.url);
 /** Restart delays: 100 ms, doubling up to 30 s while starting fails. */
 const RESTART_FIRST_MS = 100;
 const RESTART_MAX_MS = 30_000;
