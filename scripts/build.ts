@@ -26,7 +26,8 @@ export const APP_BUILDS: AppBuild[] = [
 /**
  * Bundles the workspace's own code (the `@agent-reach/*` packages, resolved through their `exports`, so a
  * deep import of another package's internals fails the build) and leaves npm packages external, to be
- * loaded from the app's node_modules at run time; an npm package the app does not declare fails the build.
+ * loaded from the app's node_modules at run time. An npm package the app's own code imports without
+ * declaring it fails the build; one that only a workspace library declares is bundled in with it.
  * `import.meta.url` keeps meaning the source file's own URL, so files found next to a source file (the
  * console's UI, the migrations, the SDK's heartbeat worker) are found in the source tree in a build too.
  */
@@ -44,6 +45,8 @@ function workspacePlugin(appDir: string, outDir: string): Plugin {
           pluginData: 'checked',
         });
         if (found.errors.length > 0) {
+          // A library's own dependency (the SDK's eventsource-parser) goes into the bundle with it.
+          if (!args.importer.startsWith(appDir)) return undefined;
           return {
             errors: [
               {
