@@ -7,14 +7,19 @@ import { UdpDnsClient } from '@agent-reach/sdk/dns';
 import { createAdaptorServer } from '@hono/node-server';
 import { trace } from '@opentelemetry/api';
 import { type Logger, pino } from 'pino';
-import { createApp, OrchestratorMetrics, startStaleReaper } from './api/index.js';
+import { createApp, OrchestratorMetrics } from './api/index.js';
 import type { OrchestratorConfig } from './config.js';
 import { CapabilityIndex, httpCardFetcher, httpHealthCheck } from './discovery/index.js';
 import { sdkCallAttempt } from './execution/index.js';
 import { Orchestrator } from './orchestrator.js';
 import { Planner } from './planner/index.js';
 import { type Telemetry, TRACER_NAME } from './telemetry/index.js';
-import { openPgliteTraceStore, openPostgresTraceStore, type TraceStore } from './traces/index.js';
+import {
+  openPgliteTraceStore,
+  openPostgresTraceStore,
+  startStaleReaper,
+  type TraceStore,
+} from './traces/index.js';
 
 /** An orchestrator serving its API. */
 export interface RunningOrchestrator {

@@ -31,7 +31,7 @@ export {
   type ZoneOptions,
   type ZoneSnapshot,
 } from './dns/index.js';
-export { createErrorHandler, parseOrThrow, readJson, toReachError } from './errors/index.js';
+export { createErrorHandler, parseOrThrow, readJson, toReachError } from './http/index.js';
 export { InstanceCache } from './instances/instance-cache.js';
 export type { InstanceChanges, InstanceSource } from './instances/instance-source.js';
 export { type LivenessEntry, LivenessTable, StormGuard, type StormPhase, Sweeper } from './liveness/index.js';
@@ -52,12 +52,10 @@ export {
   conflictReportKey,
   createRoutingRoutes,
   OutcomeBook,
-  PublishedWeight,
   Router,
   type RouterDeps,
   type RoutingLiveness,
   RoutingService,
-  WeightTable,
 } from './routing/index.js';
 export { type RunningRegistry, startRegistry } from './serve.js';
 export {
@@ -70,3 +68,4 @@ export {
   skydnsPath,
 } from './skydns/index.js';
 export * from './store/index.js';
+export { PublishedWeight, WeightTable } from './weights/index.js';

@@ -3,5 +3,4 @@ export { type ApiDeps, createApp } from './app.js';
 export { requireToken } from './auth.js';
 export { OrchestratorMetrics } from './metrics.js';
 export { RunBody } from './schemas.js';
-export { type StaleReaperOptions, startStaleReaper } from './stale-reaper.js';
 export type { StreamOptions } from './stream-route.js';

@@ -1,4 +1,4 @@
-/** Deliverable assembly and the run status rule (seed 3.6). */
+/** What a task asks to deliver (seed 1.3), deliverable assembly and the run status rule (seed 3.6). */
 export {
   assembleDeliverable,
   DELIVERABLE_CAPS,
@@ -7,3 +7,4 @@ export {
   nodeOutputMarker,
   runStatus,
 } from './assemble.js';
+export { hasCodingSignal, hasWritingSignal } from './deliverable-kind.js';

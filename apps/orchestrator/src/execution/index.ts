@@ -13,4 +13,3 @@ export type {
 } from './ports.js';
 export { type PipelineDeps, type RunRequest, type RunSummary, runPipeline } from './run-pipeline.js';
 export { type SdkCallOptions, sdkCallAttempt } from './sdk-call.js';
-export { TraceWriter } from './trace-writer.js';

@@ -8,11 +8,11 @@ import type { PlanOptions, PlanResult } from '../planner/index.js';
 import { withSpan } from '../telemetry/index.js';
 import type { RunOutcome, TraceStatus } from '../traces/status.js';
 import type { TraceStore } from '../traces/trace-store.js';
+import { TraceWriter } from '../traces/trace-writer.js';
 import { bindPlan } from './bind-plan.js';
 import { executePlan } from './execute-plan.js';
 import { outcomeReport } from './outcome-report.js';
 import type { CallAttempt } from './ports.js';
-import { TraceWriter } from './trace-writer.js';
 
 /** A run request: the task in plain words and optionally the provider to ask first. */
 export interface RunRequest {

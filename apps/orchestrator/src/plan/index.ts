@@ -1,5 +1,4 @@
 /** Plan schemas, the seven normalisation rules, layering and the fallback plan (seed 2.6, 3.3). */
-export { hasCodingSignal, hasWritingSignal } from './deliverable-kind.js';
 export { FALLBACK_ORDER, fallbackPlan } from './fallback-plan.js';
 export { breakCycles, isValidDag, LEVELS_GUARD, levels, stronglyConnected } from './graph.js';
 export { normalizePlan } from './normalize.js';

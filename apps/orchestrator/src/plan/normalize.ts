@@ -1,5 +1,5 @@
+import { hasCodingSignal } from '../deliverables/deliverable-kind.js';
 import { type CandidateNode, type CandidatePlan, coercePlan } from './coerce.js';
-import { hasCodingSignal } from './deliverable-kind.js';
 import { fallbackPlan } from './fallback-plan.js';
 import { breakCycles, levels } from './graph.js';
 import {

@@ -1,4 +1,5 @@
-import { hasCodingSignal, hasWritingSignal, type RawPlan } from '../plan/index.js';
+import { hasCodingSignal, hasWritingSignal } from '../deliverables/index.js';
+import type { RawPlan } from '../plan/index.js';
 
 /** Words that call for each analytical capability, in Chinese and English. */
 const KEYWORDS: Record<

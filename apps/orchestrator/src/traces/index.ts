@@ -25,6 +25,7 @@ export {
   traceSchema,
   traces,
 } from './schema.js';
+export { type StaleReaperOptions, startStaleReaper } from './stale-reaper.js';
 export { NodeStatus, RunOutcome, TraceStatus } from './status.js';
 export type { EventListener, EventNotifier, TraceSubscription } from './subscriptions.js';
 export type { BatchResult, TraceBatch } from './trace-batch.js';
@@ -36,3 +37,4 @@ export {
   TraceStore,
   type TraceStoreDeps,
 } from './trace-store.js';
+export { TraceWriter } from './trace-writer.js';

@@ -7,9 +7,9 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requestHeader } from '../errors/node-incoming.js';
-import { readJson } from '../errors/read-json.js';
-import { parseOrThrow } from '../errors/validation.js';
+import { requestHeader } from '../http/node-incoming.js';
+import { readJson } from '../http/read-json.js';
+import { parseOrThrow } from '../http/validation.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { instanceIdParam } from './instance-id-param.js';
 

@@ -1,8 +1,8 @@
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { createErrorHandler } from '../errors/error-handler.js';
-import { limitBody } from '../errors/read-json.js';
+import { createErrorHandler } from '../http/error-handler.js';
+import { limitBody } from '../http/read-json.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { agentRoutes } from './agent-routes.js';

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
-import { errorReply } from '../errors/error-handler.js';
-import { parseJsonText, readIncoming, tooLarge } from '../errors/read-json.js';
-import { validationError } from '../errors/validation.js';
+import { errorReply } from '../http/error-handler.js';
+import { parseJsonText, readIncoming, tooLarge } from '../http/read-json.js';
+import { validationError } from '../http/validation.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 
 /** Writes a JSON text with the headers hono's `c.json` sends. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeartbeatRequest } from '@agent-reach/sdk/protocol';
 import type { Logger } from 'pino';
-import { validationError } from '../errors/validation.js';
+import { validationError } from '../http/validation.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { readIncomingJson, sendFastError, sendJsonText } from './fast-reply.js';

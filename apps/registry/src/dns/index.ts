@@ -14,7 +14,6 @@ export {
 } from './responder-thread.js';
 export { ADVERTISED_UDP_SIZE } from './response-writer.js';
 export { RRTYPE } from './rr.js';
-export { defaultWeightOf, type SrvWeight, type WeightOf, weightOfFromSrvWeights } from './weights.js';
 export { type InstanceWeights, Zone, type ZoneChange, type ZoneOptions, type ZoneSettings } from './zone.js';
 export { ZoneFeed } from './zone-feed.js';
 export { exportZoneFile } from './zone-file.js';

@@ -1,7 +1,7 @@
 import type { InstanceRecord } from '../store/records.js';
+import type { WeightOf } from '../weights/weight-of.js';
 import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import type { SnapshotProvider } from './packet-handler.js';
-import type { WeightOf } from './weights.js';
 import type { InstanceWeights, ZoneSettings } from './zone.js';
 import { buildSnapshot, type ZoneSnapshot } from './zone-snapshot.js';
 

@@ -1,8 +1,8 @@
+import { type WeightOf, wireWeight } from '../weights/weight-of.js';
 import { indexTxtStrings } from './index-txt.js';
 import type { InstanceEntry } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire, ZoneNames } from './names.js';
 import { addressRr, nsRr, RRTYPE, soaRr, txtRr, type ZoneRr } from './rr.js';
-import { type WeightOf, wireWeight } from './weights.js';
 
 /** All records of one type at one name. */
 export interface RrSet {

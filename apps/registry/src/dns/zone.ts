@@ -1,9 +1,9 @@
 import type { ReachError } from '@agent-reach/sdk/protocol';
 import type { InstanceChanges, InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
+import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from '../weights/weight-of.js';
 import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import { normaliseZoneName } from './names.js';
-import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from './weights.js';
 import { buildSnapshot, type SoaTimers, type ZoneSnapshot } from './zone-snapshot.js';
 
 /** What one zone change touched: these instances (put or deleted), or possibly every weight. */

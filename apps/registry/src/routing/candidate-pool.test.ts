@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CandidatePool } from './candidate-pool.js';
-import type { IndexedOperation } from './capability-index.js';
+import type { IndexedOperation } from './operation-index.js';
 import { testInstance } from './routing-fixtures.js';
 
 const record = testInstance('one-1');

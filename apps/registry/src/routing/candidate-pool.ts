@@ -4,7 +4,7 @@ import {
   type RouteCandidate,
   type ScoreBreakdown,
 } from '@agent-reach/sdk/protocol';
-import type { IndexedOperation } from './capability-index.js';
+import type { IndexedOperation } from './operation-index.js';
 
 function sameBreakdown(a: ScoreBreakdown, b: ScoreBreakdown): boolean {
   return (

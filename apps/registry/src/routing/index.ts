@@ -1,5 +1,5 @@
-/** Routing: the semantic route API, outcomes, conflicts, the route cache and dynamic DNS weights. */
-export { CapabilityIndex, type IndexedOperation } from './capability-index.js';
+/** Routing: the semantic route API, outcomes, conflicts and the route cache. */
+
 export {
   CONFLICT_REPORTS_PREFIX,
   ConflictReporter,
@@ -7,6 +7,7 @@ export {
   utcDate,
 } from './conflict-report.js';
 export { ConflictBook, type ConflictEntry, toConflictView } from './conflicts.js';
+export { type IndexedOperation, OperationIndex } from './operation-index.js';
 export {
   DEFAULT_PRIOR,
   type LatencyStats,
@@ -30,14 +31,3 @@ export {
   scoreOf,
   warmupFactor,
 } from './score.js';
-export { WeightPublisher, type WeightPublisherDeps } from './weight-publisher.js';
-export { WeightTable } from './weight-table.js';
-export {
-  computeWeight,
-  PublishedWeight,
-  shouldRepublish,
-  WEIGHT_HYSTERESIS,
-  WEIGHT_TIERS,
-  type WeightInputs,
-  type WeightTier,
-} from './weights.js';

@@ -13,8 +13,8 @@ import type { Registry } from 'prom-client';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 import { CandidatePool } from './candidate-pool.js';
-import { CapabilityIndex } from './capability-index.js';
 import { ConflictBook } from './conflicts.js';
+import { OperationIndex } from './operation-index.js';
 import { OutcomeBook } from './outcome-window.js';
 import { RouteCache, routeCacheKey } from './route-cache.js';
 import { type RoutingLiveness, unknownLiveness } from './routing-liveness.js';
@@ -58,7 +58,7 @@ export class Router {
   readonly book: OutcomeBook;
   readonly conflicts: ConflictBook;
   readonly metrics: RoutingMetrics;
-  private readonly index: CapabilityIndex;
+  private readonly index: OperationIndex;
   private readonly pool = new CandidatePool();
   private readonly cache: RouteCache<Answer>;
   private readonly liveness: RoutingLiveness;
@@ -76,7 +76,7 @@ export class Router {
       })),
     );
     this.liveness = deps.liveness ?? unknownLiveness;
-    this.index = new CapabilityIndex(deps.source);
+    this.index = new OperationIndex(deps.source);
     this.cache = new RouteCache({ ttlMs: deps.cacheTtlMs ?? 30_000, clock: deps.clock });
     this.stops.push(
       deps.source.subscribe((changes) => {

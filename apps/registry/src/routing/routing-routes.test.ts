@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeInstanceSource } from '../dns/fake-instance-source.js';
-import { createErrorHandler } from '../errors/index.js';
+import { createErrorHandler } from '../http/index.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { ConflictReporter } from './conflict-report.js';
 import { Router } from './router.js';

@@ -1,8 +1,8 @@
 import { OutcomeBatch, ReachError, RouteQuery } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { readJson } from '../errors/read-json.js';
-import { parseOrThrow } from '../errors/validation.js';
+import { readJson } from '../http/read-json.js';
+import { parseOrThrow } from '../http/validation.js';
 import type { ConflictReporter } from './conflict-report.js';
 import { toConflictView } from './conflicts.js';
 import type { Router } from './router.js';

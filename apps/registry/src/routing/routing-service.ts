@@ -2,16 +2,16 @@ import type { Clock } from '@agent-reach/sdk/clock';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry as PromRegistry } from 'prom-client';
-import type { WeightOf } from '../dns/weights.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';
+import type { WeightOf } from '../weights/weight-of.js';
+import { WeightPublisher } from '../weights/weight-publisher.js';
+import { WeightTable } from '../weights/weight-table.js';
 import { ConflictReporter } from './conflict-report.js';
 import { Router } from './router.js';
 import type { RoutingLiveness } from './routing-liveness.js';
 import { createRoutingRoutes } from './routing-routes.js';
 import { settledChanges } from './settled-changes.js';
-import { WeightPublisher } from './weight-publisher.js';
-import { WeightTable } from './weight-table.js';
 
 /** What routing is built from: the registry's parts (see `RegistryParts`) and its config. */
 export interface RoutingServiceDeps {

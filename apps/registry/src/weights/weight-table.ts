@@ -1,10 +1,10 @@
-import type { WeightOf } from '../dns/weights.js';
-import { weightOfFromSrvWeights } from '../dns/weights.js';
 import type { SrvWeights } from '../skydns/index.js';
 import { followPrefix } from '../store/follow-prefix.js';
 import { KEYS } from '../store/keys.js';
 import type { RegistryStore, Watch, WatchEvent } from '../store/store.js';
-import { PublishedWeight } from './weights.js';
+import { PublishedWeight } from './compute-weight.js';
+import type { WeightOf } from './weight-of.js';
+import { weightOfFromSrvWeights } from './weight-of.js';
 
 function parse(value: string): PublishedWeight | undefined {
   try {

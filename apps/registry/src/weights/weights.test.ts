@@ -5,14 +5,14 @@ import { Outcome } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeInstanceSource } from '../dns/fake-instance-source.js';
+import { Router } from '../routing/router.js';
+import { FakeLiveness, testInstance } from '../routing/routing-fixtures.js';
 import { skydnsPath } from '../skydns/index.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { KEYS } from '../store/keys.js';
-import { Router } from './router.js';
-import { FakeLiveness, testInstance } from './routing-fixtures.js';
+import { computeWeight, shouldRepublish, WEIGHT_TIERS } from './compute-weight.js';
 import { WeightPublisher } from './weight-publisher.js';
 import { WeightTable } from './weight-table.js';
-import { computeWeight, shouldRepublish, WEIGHT_TIERS } from './weights.js';
 
 const inputs = { state: 'healthy', success_rate: 0.9, load: 1, warmup: 1, priority: 0.5 };
 

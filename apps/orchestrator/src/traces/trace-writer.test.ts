@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collect } from '../traces/contract-helpers.js';
-import { pgliteTraceStore, type TraceBatch, type TraceStore } from '../traces/index.js';
+import { collect } from './contract-helpers.js';
+import { pgliteTraceStore, type TraceBatch, type TraceStore } from './index.js';
 import { TraceWriter, type TraceWriterStore } from './trace-writer.js';
 
 let client: PGlite;

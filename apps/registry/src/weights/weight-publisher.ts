@@ -1,13 +1,13 @@
 import type { Clock } from '@agent-reach/sdk/clock';
-import { defaultWeightOf } from '../dns/weights.js';
 import type { InstanceSource } from '../instances/instance-source.js';
+import type { Router } from '../routing/router.js';
 import { srvEntries } from '../skydns/index.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import type { PutOp, RegistryStore } from '../store/store.js';
-import type { Router } from './router.js';
+import { computeWeight, type PublishedWeight, shouldRepublish } from './compute-weight.js';
+import { defaultWeightOf } from './weight-of.js';
 import type { WeightTable } from './weight-table.js';
-import { computeWeight, type PublishedWeight, shouldRepublish } from './weights.js';
 
 /** What the leader's weight publication reads and writes. */
 export interface WeightPublisherDeps {

@@ -17,7 +17,7 @@ export interface IndexedOperation {
  * (seed article 6.1: "pre-compile declarations instead of parsing them per query").
  * Rebuilt lazily after the instance source reports a change.
  */
-export class CapabilityIndex {
+export class OperationIndex {
   private byName = new Map<string, IndexedOperation[]>();
   private dirty = true;
   private readonly unsubscribe: () => void;

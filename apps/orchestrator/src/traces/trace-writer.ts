@@ -1,12 +1,8 @@
-import type {
-  FinishTraceInput,
-  NodeUpsert,
-  SavePlanInput,
-  TraceBatch,
-  TraceEventInput,
-  TraceStore,
-} from '../traces/index.js';
-import type { NodePatch, RunLog } from './ports.js';
+import type { NodePatch, RunLog } from '../execution/ports.js';
+import type { TraceEventInput } from './events.js';
+import type { FinishTraceInput, NodeUpsert, SavePlanInput } from './inputs.js';
+import type { TraceBatch } from './trace-batch.js';
+import type { TraceStore } from './trace-store.js';
 
 /** The store call a writer makes: everything queued, in one transaction. */
 export type TraceWriterStore = Pick<TraceStore, 'writeBatch'>;

@@ -1,4 +1,4 @@
-import type { TraceStore } from '../traces/trace-store.js';
+import type { TraceStore } from './trace-store.js';
 
 /** Reaper settings (seed 2.9: 300 s without an event). */
 export interface StaleReaperOptions {

@@ -1,0 +1,20 @@
+/** DNS weights: tiers and hysteresis, the leader's publication, every replica's table, and what the zone publishes. */
+export {
+  computeWeight,
+  PublishedWeight,
+  shouldRepublish,
+  WEIGHT_HYSTERESIS,
+  WEIGHT_TIERS,
+  type WeightInputs,
+  type WeightTier,
+} from './compute-weight.js';
+export {
+  defaultWeightOf,
+  guardedWeightOf,
+  type SrvWeight,
+  type WeightOf,
+  weightOfFromSrvWeights,
+  wireWeight,
+} from './weight-of.js';
+export { WeightPublisher, type WeightPublisherDeps } from './weight-publisher.js';
+export { WeightTable } from './weight-table.js';
