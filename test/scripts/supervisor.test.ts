@@ -52,10 +52,10 @@ describe('Supervisor children', () => {
     const out = new LineCollector();
     out.attach(parent.stdout);
     out.attach(parent.stderr);
-    // The supervisor prefixes each child's lines with its name.
+    // The supervisor turns each child's plain lines into records named after the child.
     const readyPid = (name: string) => {
-      const line = out.lines.find((l) => l.startsWith(`[${name}] ready `));
-      return line === undefined ? undefined : Number(line.split(' ')[2]);
+      const record = out.json().find((r) => r.name === name && String(r.msg).startsWith('ready '));
+      return record === undefined ? undefined : Number(String(record.msg).split(' ')[1]);
     };
     const ready = await pollUntil(
       () => {
@@ -84,8 +84,40 @@ describe('Supervisor children', () => {
     });
   });
 
+  it('are restarted when they exit, with a delay that doubles while they keep exiting', async () => {
+    const records: Array<Record<string, unknown>> = [];
+    const supervisor = new Supervisor([], {
+      pretty: false,
+      write: (line) => records.push(JSON.parse(line)),
+      restartDelayMs: 100,
+      stableAfterMs: 60_000,
+    });
+    supervisor.start({ name: 'crasher', args: [CHILD, dir, 'crasher', 'finish'], restart: true });
+    const notes = () => records.filter((r) => String(r.msg).includes('restarting in'));
+    try {
+      await pollUntil(
+        () => (notes().length >= 3 ? true : undefined),
+        START_TIMEOUT_MS,
+        () => `restarts: ${JSON.stringify(notes())}`,
+      );
+    } finally {
+      await supervisor.stopAll();
+    }
+    expect(
+      notes()
+        .slice(0, 3)
+        .map((r) => [r.attempt, r.restart_in_ms]),
+    ).toEqual([
+      [1, 100],
+      [2, 200],
+      [3, 400],
+    ]);
+    // Each run's output is a record named after the child.
+    expect(records.filter((r) => r.name === 'crasher' && r.msg === 'done').length).toBeGreaterThanOrEqual(3);
+  });
+
   it('are not kept alive by the channel while the supervisor lives', async () => {
-    const supervisor = new Supervisor();
+    const supervisor = new Supervisor([], { write: () => {} });
     const child = supervisor.start({ name: 'finisher', args: [CHILD, dir, 'finisher', 'finish'] });
     trackChild(child);
     // Without the channel's unref the child would wait for its parent forever.

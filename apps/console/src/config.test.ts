@@ -10,6 +10,7 @@ describe('loadConsoleConfig', () => {
       orchestratorUrl: 'http://127.0.0.1:8702',
       jaegerUrl: null,
       apiToken: null,
+      logLevel: 'info',
     });
   });
 
@@ -40,7 +41,22 @@ describe('loadConsoleConfig', () => {
       orchestratorUrl: 'https://orch.example/base',
       jaegerUrl: 'http://jaeger:16686',
       apiToken: 'secret-token',
+      logLevel: 'info',
     });
+  });
+
+  it('links Jaeger beside the OTLP collector by default when traces are exported', () => {
+    const otlp = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' };
+    expect(loadConsoleConfig(otlp, '').jaegerUrl).toBe('http://collector.example:16686');
+    expect(
+      loadConsoleConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://[::1]:4318/v1/traces' }, '').jaegerUrl,
+    ).toBe('https://[::1]:16686');
+    // An explicit setting wins; switched-off export links nowhere.
+    expect(loadConsoleConfig({ ...otlp, REACH_JAEGER_URL: 'http://jaeger:1' }, '').jaegerUrl).toBe(
+      'http://jaeger:1',
+    );
+    expect(loadConsoleConfig({ ...otlp, OTEL_SDK_DISABLED: 'true' }, '').jaegerUrl).toBeNull();
+    expect(loadConsoleConfig({ ...otlp, OTEL_TRACES_EXPORTER: 'none' }, '').jaegerUrl).toBeNull();
   });
 
   it('reads console.jaeger_url and orchestrator.api_token from the file', () => {
@@ -59,6 +75,7 @@ describe('loadConsoleConfig', () => {
     expect(() => loadConsoleConfig({ REACH_ORCHESTRATOR_URL: 'ftp://x' }, '')).toThrow(
       /REACH_ORCHESTRATOR_URL/,
     );
+    expect(() => loadConsoleConfig({ LOG_LEVEL: 'loud' }, '')).toThrow(/LOG_LEVEL/);
     expect(() => loadConsoleConfig({}, 'console: { jaeger_url: 12 }')).toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }),
     );

@@ -9,8 +9,13 @@ export interface ConsoleConfig {
   registryUrl: string;
   /** The orchestrator's base URL (`REACH_ORCHESTRATOR_URL`, else from `orchestrator.listen`). */
   orchestratorUrl: string;
-  /** Jaeger's UI (`REACH_JAEGER_URL` or `console.jaeger_url`); null hides trace links. */
+  /**
+   * Jaeger's UI (`REACH_JAEGER_URL` or `console.jaeger_url`); when unset and OTLP export is configured
+   * (`OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT`), Jaeger's default UI port on the collector's host. Null hides trace links.
+   */
   jaegerUrl: string | null;
+  /** pino level from `LOG_LEVEL`. @default 'info' */
+  logLevel: string;
   /** Bearer token the CLI sends to the orchestrator's mutating routes (`REACH_API_TOKEN` or `orchestrator.api_token`). */
   apiToken: string | null;
 }
@@ -38,6 +43,20 @@ export function urlOfListen(listen: string): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
+/** Jaeger's UI beside an OTLP collector: the all-in-one image serves it on 16686 of the same host. */
+function jaegerBesideOtlp(endpoint: string | undefined): string | null {
+  if (endpoint === undefined) return null;
+  try {
+    const url = new URL(endpoint);
+    // URL keeps an IPv6 host in brackets already.
+    return `${url.protocol}//${url.hostname}:16686`;
+  } catch {
+    return null;
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 /** Turns a parsed config and the env record into the console's options; throws INVALID_CONFIG naming the key. */
 export function compileConsoleConfig(
   reach: ReachConfig,
@@ -49,7 +68,16 @@ export function compileConsoleConfig(
   };
   const registry = pick('REACH_REGISTRY_URL');
   const orchestrator = pick('REACH_ORCHESTRATOR_URL');
-  const jaeger = pick('REACH_JAEGER_URL') ?? reach.console.jaeger_url;
+  const otlp = pick('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? pick('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const exporting =
+    pick('OTEL_SDK_DISABLED')?.toLowerCase() !== 'true' && pick('OTEL_TRACES_EXPORTER') !== 'none';
+  const jaeger =
+    pick('REACH_JAEGER_URL') ??
+    reach.console.jaeger_url ??
+    (exporting ? jaegerBesideOtlp(otlp) : null) ??
+    undefined;
+  const logLevel = pick('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw invalid('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   return {
     listen: splitHostPort(reach.console.listen),
     registryUrl:
@@ -62,6 +90,7 @@ export function compileConsoleConfig(
         : baseUrl(orchestrator, 'REACH_ORCHESTRATOR_URL'),
     jaegerUrl: jaeger === undefined ? null : baseUrl(jaeger, 'console.jaeger_url'),
     apiToken: pick('REACH_API_TOKEN') ?? reach.orchestrator.api_token ?? null,
+    logLevel,
   };
 }
 

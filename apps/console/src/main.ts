@@ -1,24 +1,37 @@
+import { processLogger } from '@agent-reach/sdk/node';
 import { isReachError } from '@agent-reach/sdk/protocol';
 import { loadConsoleConfig } from './config.js';
-import { startConsole } from './server/index.js';
+import { ConsoleMetrics, startConsole } from './server/index.js';
 
 /** The console process: load config, serve, shut down cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConsoleConfig(process.env);
+  const logger = processLogger('console', { level: config.logLevel });
   const running = await startConsole(config, {
-    log: (fields, message) => {
-      const err = fields.err instanceof Error ? (fields.err.stack ?? fields.err.message) : String(fields.err);
-      process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, ...fields, err })}\n`);
+    metrics: new ConsoleMetrics(true),
+    log: ({ err, ...fields }, message) => {
+      // An API that is down is expected in development: one line naming it, no stack.
+      if (fields.code === 'UNAVAILABLE')
+        logger.warn({ ...fields, reason: (err as Error)?.message ?? String(err) }, 'proxy request failed');
+      else logger.error({ err, ...fields }, message);
     },
   });
-  process.stdout.write(
-    `${JSON.stringify({ msg: 'console listening', url: running.url, registry: config.registryUrl, orchestrator: config.orchestratorUrl })}\n`,
+  logger.info(
+    {
+      url: running.url,
+      registry: config.registryUrl,
+      orchestrator: config.orchestratorUrl,
+      jaeger: config.jaegerUrl,
+    },
+    'console listening',
   );
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
+    logger.info('console shutting down');
     await running.stop();
+    logger.flush();
   };
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { processLogger } from '@agent-reach/sdk/node';
 import { loadOrchestratorConfig } from './config.js';
 import { startOrchestrator } from './serve.js';
 import { startTelemetry } from './telemetry/index.js';
@@ -6,7 +6,7 @@ import { startTelemetry } from './telemetry/index.js';
 /** The orchestrator process: config, OTel, store, index, planner, API; SIGTERM/SIGINT stop it cleanly. */
 async function main(): Promise<void> {
   const config = loadOrchestratorConfig(process.env);
-  const logger = pino({ name: 'orchestrator', level: config.logLevel });
+  const logger = processLogger('orchestrator', { level: config.logLevel });
   const telemetry = startTelemetry(config.telemetry);
   const running = await startOrchestrator(config, { telemetry, logger });
   logger.info(

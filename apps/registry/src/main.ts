@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     config,
     store,
     logger,
+    processMetrics: true,
     beforeListen: async (registry) => {
       dns = await startRegistryDns(registry);
       logger.info({ dns: `${dns.host}:${dns.port}`, zone: config.zone }, 'dns responder listening');

@@ -33,6 +33,8 @@ export interface RegistryOptions {
   routes?: (parts: RegistryParts) => Hono[];
   /** Whether to join the leader election and sweep (storm protection). @default true */
   sweep?: boolean;
+  /** Whether `/metrics` includes the process's default metrics (off in tests that build many registries). @default false */
+  processMetrics?: boolean;
 }
 
 /** The registry's parts, for other components that mount on it (DNS, routing) and for tests. */
@@ -102,6 +104,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const metrics = new RegistryMetrics(
     () => liveness.counts(),
     () => sweeper?.isLeader ?? false,
+    options.processMetrics ?? false,
   );
   const verbs = createRegistrationVerbs({
     config,

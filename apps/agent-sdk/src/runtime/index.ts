@@ -6,7 +6,14 @@ export { type CardDocument, cardDocument, etagMatches } from './card-document.js
 export { type DeclarationSource, loadDeclaration } from './declaration-file.js';
 export { type EntrypointMethod, entrypoint } from './entrypoint.js';
 export type { InvokeContext, InvokeHandler, InvokeHook, InvokeInfo } from './invoke-context.js';
-export { consoleLogger, type LogFields, type Logger, silentLogger } from './logger.js';
+export {
+  consoleLogger,
+  fromPino,
+  type LogFields,
+  type Logger,
+  type PinoLike,
+  silentLogger,
+} from './logger.js';
 export { INVOKE_SPAN_NAME, otelInvokeHook, parseTraceparent } from './otel-invoke-hook.js';
 export type { LedgerLimits } from './request-ledger.js';
 export type { AgentRuntimeOptions } from './runtime-options.js';

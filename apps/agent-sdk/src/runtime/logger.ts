@@ -1,3 +1,5 @@
+import { processLogger } from '../node/process-logger.js';
+
 /** Structured fields attached to a log line. */
 export type LogFields = Record<string, unknown>;
 
@@ -10,27 +12,20 @@ export interface Logger {
 }
 
 type Level = keyof Logger;
-const LEVELS: Level[] = ['debug', 'info', 'warn', 'error'];
 
-/** A logger writing one JSON line per event to stderr, at `minLevel` and above. */
+/** pino's call shape (fields first), for {@link fromPino}. */
+export type PinoLike = Record<Level, (fields: LogFields, message: string) => void>;
+
+/** The runtime's logger over a pino logger, so agents log in the same shape as the control plane. */
+export function fromPino(logger: PinoLike): Logger {
+  const at = (level: Level) => (message: string, fields?: LogFields) => logger[level](fields ?? {}, message);
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** A pino logger writing to stderr at `minLevel` and above: JSON lines, or pretty in a terminal. */
 export function consoleLogger(name: string, minLevel: Level = 'info'): Logger {
-  const threshold = LEVELS.indexOf(minLevel);
-  const write = (level: Level) => (message: string, fields?: LogFields) => {
-    if (LEVELS.indexOf(level) < threshold) return;
-    const line = { time: new Date().toISOString(), level, name, msg: message, ...fields };
-    process.stderr.write(`${JSON.stringify(line, errorReplacer)}\n`);
-  };
-  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+  return fromPino(processLogger(name, { level: minLevel, fd: 2 }));
 }
 
 /** A logger that drops everything (tests). */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-
-// Errors have no enumerable fields, so JSON.stringify would print `{}`.
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    const code = (value as { code?: unknown }).code;
-    return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
-  }
-  return value;
-}

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleMetrics } from './console-metrics.js';
 import { createConsoleApp } from './create-console-app.js';
 import { FakeUpstream } from './fake-upstream.js';
 
@@ -123,6 +124,27 @@ describe('console proxy', () => {
     const body = (await res.json()) as { code: string; message: string };
     expect(body.code).toBe('UNAVAILABLE');
     expect(body.message).toContain('the orchestrator at http://127.0.0.1:1 is unreachable');
+  });
+
+  it('counts proxied requests by upstream and outcome on /metrics, with the process defaults when asked', async () => {
+    const metrics = new ConsoleMetrics(true);
+    const live = createConsoleApp({
+      registryUrl: upstream.url,
+      orchestratorUrl: 'http://127.0.0.1:1',
+      metrics,
+    });
+    await live.request('/registry/v1/zone');
+    await live.request('/registry/v1/nothing');
+    await live.request('/api/traces');
+    const res = await live.request('/metrics');
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    expect(text).toContain('reach_console_proxy_requests_total{upstream="registry",outcome="2xx"} 1');
+    expect(text).toContain('reach_console_proxy_requests_total{upstream="registry",outcome="4xx"} 1');
+    expect(text).toContain(
+      'reach_console_proxy_requests_total{upstream="orchestrator",outcome="unreachable"} 1',
+    );
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
   });
 
   it('refuses bodies over the limit before calling the upstream', async () => {

@@ -5,6 +5,7 @@ import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { ConsoleMetrics } from './console-metrics.js';
 import { proxyTo } from './proxy.js';
 import { staticFiles } from './static-files.js';
 
@@ -25,6 +26,8 @@ export interface ConsoleAppDeps {
   maxBodyBytes?: number;
   /** @default silent */
   log?: ErrorLog;
+  /** Served at `/metrics`. @default metrics without the process's defaults */
+  metrics?: ConsoleMetrics;
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
@@ -42,6 +45,7 @@ export function createConsoleApp(deps: ConsoleAppDeps): Hono {
       throw new ReachError('PAYLOAD_TOO_LARGE', `the request body exceeds ${maxSize} bytes`);
     },
   });
+  const metrics = deps.metrics ?? new ConsoleMetrics();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   // Ready once the UI it serves is there (an image or a build that lost it is not).
   const uiIndex = join(deps.uiDir ?? UI_DIR, 'index.html');
@@ -49,17 +53,21 @@ export function createConsoleApp(deps: ConsoleAppDeps): Hono {
     const ui = existsSync(uiIndex);
     return c.json({ status: ui ? 'ready' : 'not_ready', checks: { ui } }, ui ? 200 : 503);
   });
+  app.get('/metrics', async (c) => {
+    const { contentType, body } = await metrics.render();
+    return c.body(body, 200, { 'content-type': contentType });
+  });
   // What the UI cannot learn from the APIs: where Jaeger lives.
   app.get('/console/settings', (c) => c.json({ jaeger_url: deps.jaegerUrl ?? null }));
   app.use('/api/*', limit);
   app.use('/registry/*', limit);
   app.all(
     '/api/*',
-    proxyTo({ name: 'orchestrator', baseUrl: trimSlash(deps.orchestratorUrl), stripPrefix: '' }),
+    proxyTo({ name: 'orchestrator', baseUrl: trimSlash(deps.orchestratorUrl), stripPrefix: '', metrics }),
   );
   app.all(
     '/registry/*',
-    proxyTo({ name: 'registry', baseUrl: trimSlash(deps.registryUrl), stripPrefix: '/registry' }),
+    proxyTo({ name: 'registry', baseUrl: trimSlash(deps.registryUrl), stripPrefix: '/registry', metrics }),
   );
   app.use('*', staticFiles(deps.uiDir ?? UI_DIR));
   const onError = createErrorHandler(deps.log ?? (() => {}));

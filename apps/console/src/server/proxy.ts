@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import type { Context, Handler } from 'hono';
+import type { ConsoleMetrics } from './console-metrics.js';
 
 /** Request headers a browser or the CLI may pass through to an upstream API. */
 const FORWARDED_REQUEST_HEADERS = [
@@ -32,6 +33,8 @@ export interface ProxyTarget {
   baseUrl: string;
   /** The console path prefix removed before forwarding (`/registry`); empty keeps the path. */
   stripPrefix: string;
+  /** Counts each request by outcome. */
+  metrics?: ConsoleMetrics;
 }
 
 function upstreamPath(c: Context, stripPrefix: string): string {
@@ -97,6 +100,7 @@ export function proxyTo(target: ProxyTarget): Handler {
       upstream = await send(url, method, forwardedHeaders(c, body), body, c.req.raw.signal);
     } catch (cause) {
       const reason = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+      target.metrics?.proxied.inc({ upstream: target.name, outcome: 'unreachable' });
       throw new ReachError(
         'UNAVAILABLE',
         `the ${target.name} at ${target.baseUrl} is unreachable (${reason})`,
@@ -107,6 +111,7 @@ export function proxyTo(target: ProxyTarget): Handler {
       );
     }
     const status = upstream.statusCode ?? 502;
+    target.metrics?.proxied.inc({ upstream: target.name, outcome: `${Math.floor(status / 100)}xx` });
     const headers = responseHeaders(upstream);
     if (method === 'HEAD' || status === 204 || status === 304) {
       upstream.resume();

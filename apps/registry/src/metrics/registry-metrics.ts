@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 /** The heartbeat outcomes counted in `reach_registry_heartbeats_total`. */
 export type HeartbeatOutcome = 'accepted' | 'stale' | 'unknown' | 'invalid_token';
@@ -56,7 +56,9 @@ export class RegistryMetrics {
     invalid_token: 0,
   };
 
-  constructor(stateCounts: StateCounts, isLeader: () => boolean) {
+  /** @param processMetrics also collect the process's default metrics (CPU, memory, event loop, GC). */
+  constructor(stateCounts: StateCounts, isLeader: () => boolean, processMetrics = false) {
+    if (processMetrics) collectDefaultMetrics({ register: this.registry });
     const pending = this.pendingHeartbeats;
     this.heartbeats = new Counter({
       name: 'reach_registry_heartbeats_total',
