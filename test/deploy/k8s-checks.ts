@@ -127,7 +127,7 @@ export function appConfig(objects: K8sObject[], deployment: string): ReachConfig
 /** Fault 1: etcd members must come up together and find each other before any of them is Ready. */
 export function etcdStartFaults(objects: K8sObject[]): string[] {
   const etcd = workloadByImage(objects, /etcd/);
-  if (!etcd || etcd.kind !== 'StatefulSet') return ['no etcd StatefulSet'];
+  if (etcd?.kind !== 'StatefulSet') return ['no etcd StatefulSet'];
   const faults: string[] = [];
   if (etcd.spec?.podManagementPolicy !== 'Parallel')
     faults.push(
