@@ -25,6 +25,8 @@ export interface OrchestratorProcessOptions {
   config?: Record<string, unknown>;
   /** More environment, e.g. `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   env?: Record<string, string>;
+  /** Storage directory (PGlite data lives there); a fresh temporary one when left out. */
+  dir?: string;
 }
 
 /** The orchestrator as a real process (`node --import tsx apps/orchestrator/src/main.ts`) on a free port. */
@@ -45,7 +47,7 @@ export class OrchestratorProcess {
 
   /** Starts it and waits for its `{"ready":{"url"}}` line. */
   static async start(options: OrchestratorProcessOptions): Promise<OrchestratorProcess> {
-    const dir = await mkdtemp(join(tmpdir(), 'reach-orchestrator-'));
+    const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'reach-orchestrator-')));
     const configFile = join(dir, 'reach.yaml');
     await writeFile(configFile, JSON.stringify(options.config ?? {}));
     const env: Record<string, string | undefined> = {
@@ -87,6 +89,11 @@ export class OrchestratorProcess {
       90_000,
       () => `orchestrator not ready:\n${this.stderr.tail()}\n${this.stdout.tail()}`,
     );
+  }
+
+  /** SIGKILL (a crash: nothing is handed over); the directory stays for a successor. */
+  async kill(): Promise<ChildExit> {
+    return signalAndWait(this.child, 'SIGKILL');
   }
 
   /** SIGTERM, wait, and remove its directory. */

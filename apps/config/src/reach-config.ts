@@ -154,6 +154,10 @@ export const OrchestratorConfig = z
     api_token: z.string().min(8).optional(),
     providers: z.array(ProviderConfig).default([]),
     stale_after: Seconds.prefault(300),
+    /** How long an orchestrator's hold on a running run lasts past its last renewal (takeover bound). */
+    lease_ttl: Seconds.prefault(5),
+    /** How often an orchestrator looks for runs whose owner stopped renewing (or handed them over). */
+    takeover_interval: Seconds.prefault(1),
   })
   .strict();
 

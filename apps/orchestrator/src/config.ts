@@ -29,6 +29,10 @@ export interface OrchestratorConfig {
   staleAfterMs: number;
   /** How often stale traces are reaped. @default 60000 */
   reapIntervalMs: number;
+  /** A run's lease lasts this long past its owner's last renewal. @default 5000 */
+  leaseTtlMs: number;
+  /** How often runs whose lease lapsed are looked for and taken over. @default 1000 */
+  takeoverIntervalMs: number;
   providers: ProviderSettings[];
   /** The env record providers read `api_key_env` from. */
   env: Readonly<Record<string, string | undefined>>;
@@ -90,6 +94,10 @@ export function compileOrchestratorConfig(
     names.add(p.name);
   }
   if (o.stale_after < 10_000) throw invalid('orchestrator.stale_after', 'at least 10s');
+  if (o.lease_ttl < 300) throw invalid('orchestrator.lease_ttl', 'at least 300ms');
+  if (o.lease_ttl * 2 > o.stale_after) throw invalid('orchestrator.lease_ttl', 'at most half of stale_after');
+  if (o.takeover_interval < 50 || o.takeover_interval > o.lease_ttl)
+    throw invalid('orchestrator.takeover_interval', 'between 50ms and lease_ttl');
   return {
     listen: splitHostPort(o.listen),
     zone: reach.dns.zone,
@@ -101,6 +109,8 @@ export function compileOrchestratorConfig(
     registryUrl: o.registry_url?.replace(/\/+$/, '') ?? null,
     staleAfterMs: o.stale_after,
     reapIntervalMs: Math.min(60_000, o.stale_after),
+    leaseTtlMs: o.lease_ttl,
+    takeoverIntervalMs: o.takeover_interval,
     providers: o.providers,
     env,
     telemetry: compileTelemetryOptions(env),

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { ReachError } from '@agent-reach/sdk/protocol';
-import type { Tracer } from '@opentelemetry/api';
+import { type Context, ROOT_CONTEXT, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
 import type { OrchestratorMetrics } from './api/metrics.js';
 import type { CapabilityIndex, DiscoveryView } from './discovery/index.js';
 import {
@@ -7,10 +8,12 @@ import {
   type PipelineDeps,
   type RunRequest,
   type RunSummary,
+  resumePoint,
   runPipeline,
 } from './execution/index.js';
 import type { PlanOptions, PlanResult } from './planner/index.js';
 import { ensureTraceContext, markSpanFailed, withSpan } from './telemetry/index.js';
+import { type ClaimedRun, type TraceDetail, TraceWriter } from './traces/index.js';
 import type { TraceStore } from './traces/trace-store.js';
 
 export type { RunRequest, RunSummary } from './execution/index.js';
@@ -36,6 +39,23 @@ export interface OrchestratorDeps {
   onError?: (error: unknown, traceId: string) => void;
   /** Monotonic milliseconds. @default performance.now */
   now?: () => number;
+  /**
+   * Who this orchestrator is and how long its lease on each run lasts: every run it starts is owned
+   * through the store, and every write is fenced by that ownership. Without it runs are not leased.
+   */
+  ownership?: { owner: string; leaseTtlMs: number };
+}
+
+/** A run taken over more often than this is given up (each owner died running it: a poison run). */
+export const MAX_RESUMES = 10;
+
+/** Why a run stopped here before its end: stopped by its user, or left for another orchestrator. */
+type StopReason = 'cancel' | 'handover' | 'lost';
+
+interface LocalRun {
+  abort: AbortController;
+  done: Promise<RunSummary>;
+  log: TraceWriter;
 }
 
 /** A run that has started: its trace id now, its summary when it ends (never rejects). */
@@ -49,7 +69,7 @@ export interface StartedRun {
  * deliverable, every step in the trace store, one OTel span tree per run whose trace id is the run's id.
  */
 export class Orchestrator {
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<RunSummary> }>();
+  private readonly running = new Map<string, LocalRun>();
   private readonly pipeline: PipelineDeps;
 
   constructor(private readonly deps: OrchestratorDeps) {
@@ -70,6 +90,11 @@ export class Orchestrator {
     );
   }
 
+  /** Who owns the runs this orchestrator starts or resumes (undefined: runs are not leased). */
+  get owner(): string | undefined {
+    return this.deps.ownership?.owner;
+  }
+
   /** Writes a running trace and returns its id at once; the run goes on in the background. */
   async start(request: RunRequest): Promise<StartedRun> {
     if (request.provider !== undefined && !this.deps.providers.includes(request.provider)) {
@@ -77,42 +102,107 @@ export class Orchestrator {
         data: { provider: request.provider, providers: this.deps.providers },
       });
     }
+    const { ownership } = this.deps;
+    return this.launch(ROOT_CONTEXT, request, async (traceId) => {
+      await this.deps.store.createTrace(
+        { id: traceId, task: request.task, meta: { provider: request.provider ?? null } },
+        { type: 'trace_started', data: { task: request.task, provider: request.provider ?? null } },
+        ownership === undefined ? undefined : { owner: ownership.owner, ttlMs: ownership.leaseTtlMs },
+      );
+      this.deps.metrics?.runsStarted.inc();
+    });
+  }
+
+  /**
+   * Goes on with a run this orchestrator just took over (its owner died or handed it over): from its
+   * record, finished nodes reused, calls in flight re-sent with their request_id. Null when the run
+   * is already running here or no longer running at all.
+   */
+  async resume(claim: ClaimedRun): Promise<StartedRun | null> {
+    if (this.running.has(claim.id)) return null;
+    const detail = await this.deps.store.getTrace(claim.id);
+    if (detail === null || detail.trace.status !== 'running') return null;
+    if (claim.resumes > MAX_RESUMES) {
+      await this.giveUp(detail, claim);
+      return null;
+    }
+    const point = resumePoint(detail, claim, this.owner ?? 'unowned');
+    const meta = detail.trace.meta as { provider?: string | null };
+    const request: RunRequest = {
+      task: detail.trace.task,
+      ...(typeof meta.provider === 'string' ? { provider: meta.provider } : {}),
+    };
+    // The resumed run's spans join the run's own OTel trace: its id is the run's id.
+    const parent = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: claim.id,
+      spanId: randomBytes(8).toString('hex'),
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    });
+    this.deps.metrics?.runsResumed.inc();
+    return this.launch(parent, request, async () => {}, point);
+  }
+
+  /** Ends a run that every owner died running: aborted, no node left running or pending. */
+  private async giveUp(detail: TraceDetail, claim: ClaimedRun): Promise<void> {
+    const owner = this.owner;
+    const log = new TraceWriter(this.deps.store, claim.id, owner === undefined ? {} : { owner });
+    const reason = `taken over ${claim.resumes} times and never finished: not resumed again`;
+    for (const node of detail.nodes) {
+      if (node.status === 'running')
+        await log.node(node.node_id, { status: 'interrupted', error: reason, in_flight: null });
+      else if (node.status === 'pending') await log.node(node.node_id, { status: 'skipped', error: reason });
+    }
+    await log.finish({
+      trace: { status: 'aborted', summary: '', error: reason },
+      event: { type: 'trace_finished', data: { status: 'aborted', reason: 'unresumable', error: reason } },
+    });
+    this.deps.metrics?.runsFinished.inc({ status: 'aborted' });
+  }
+
+  private async launch(
+    parent: Context,
+    request: RunRequest,
+    begin: (traceId: string) => Promise<void>,
+    resume?: Parameters<typeof runPipeline>[5],
+  ): Promise<StartedRun> {
     const abort = new AbortController();
-    let announce!: (traceId: string) => void;
+    let announce!: (value: { traceId: string; log: TraceWriter }) => void;
     let refuse!: (error: unknown) => void;
-    const started = new Promise<string>((resolve, reject) => {
+    const started = new Promise<{ traceId: string; log: TraceWriter }>((resolve, reject) => {
       announce = resolve;
       refuse = reject;
     });
+    const owner = this.deps.ownership?.owner;
     const done = withSpan(
       this.deps.tracer,
       'reach.run',
-      { attributes: { 'reach.task': request.task.slice(0, 200) } },
+      {
+        parent,
+        attributes: { 'reach.task': request.task.slice(0, 200), 'reach.resumed': resume !== undefined },
+      },
       async (span, ctx) => {
         const { ctx: runCtx, traceId } = ensureTraceContext(ctx);
         try {
-          await this.deps.store.createTrace(
-            { id: traceId, task: request.task, meta: { provider: request.provider ?? null } },
-            { type: 'trace_started', data: { task: request.task, provider: request.provider ?? null } },
-          );
+          await begin(traceId);
         } catch (error) {
           refuse(error);
           throw error;
         }
         span.setAttribute('reach.trace_id', traceId);
-        this.deps.metrics?.runsStarted.inc();
         this.deps.metrics?.runsActive.inc();
-        announce(traceId);
-        const summary = await runPipeline(this.pipeline, traceId, request, runCtx, abort.signal);
+        const log = new TraceWriter(this.deps.store, traceId, owner === undefined ? {} : { owner });
+        announce({ traceId, log });
+        const summary = await runPipeline(this.pipeline, log, request, runCtx, abort.signal, resume);
         span.setAttribute('reach.status', summary.status);
         if (summary.status === 'failed') markSpanFailed(span, summary.error ?? 'the run failed');
         return summary;
       },
     );
     done.catch(() => {});
-    const traceId = await started;
+    const { traceId, log } = await started;
     const tracked = done.finally(() => this.running.delete(traceId));
-    this.running.set(traceId, { abort, done: tracked });
+    this.running.set(traceId, { abort, done: tracked, log });
     return { traceId, done: tracked };
   }
 
@@ -125,16 +215,38 @@ export class Orchestrator {
   async cancel(traceId: string): Promise<boolean> {
     const run = this.running.get(traceId);
     if (run === undefined) return false;
-    run.abort.abort();
-    await run.done;
+    await this.halt(run, 'cancel');
     return true;
   }
 
-  /** Stops every run (graceful shutdown); each ends as aborted. */
+  /**
+   * Graceful shutdown. With ownership, every run is handed over: its record written up to now, its
+   * lease released at once, so another (or the restarted) orchestrator resumes it; its calls in
+   * flight are re-sent there with their request_id. Without ownership each run ends as aborted.
+   */
   async stop(): Promise<void> {
     const runs = [...this.running.values()];
-    for (const r of runs) r.abort.abort();
-    await Promise.allSettled(runs.map((r) => r.done));
+    const reason: StopReason = this.deps.ownership === undefined ? 'cancel' : 'handover';
+    await Promise.allSettled(runs.map((r) => this.halt(r, reason)));
+    const owner = this.deps.ownership?.owner;
+    if (owner !== undefined) await this.deps.store.releaseRuns(owner);
+  }
+
+  /** Runs another orchestrator took over (this one's lease lapsed): stopped here, nothing more written. */
+  async lost(traceIds: readonly string[]): Promise<void> {
+    const runs = traceIds.map((id) => this.running.get(id)).filter((r) => r !== undefined);
+    this.deps.metrics?.runsLost.inc(runs.length);
+    await Promise.allSettled(runs.map((r) => this.halt(r, 'lost')));
+  }
+
+  private async halt(run: LocalRun, reason: StopReason): Promise<void> {
+    if (reason === 'handover') {
+      await run.log.event({ type: 'run_handed_over', data: { by: this.owner ?? '' } });
+    }
+    // Sealed first: what the run does while it stops (cancelled calls) is not recorded as its end.
+    if (reason !== 'cancel') await run.log.seal();
+    run.abort.abort();
+    await run.done;
   }
 
   /** Ids of the runs in progress in this process. */

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { OutcomeReporter, RetryBudget } from '@agent-reach/sdk/client';
 import { systemClock } from '@agent-reach/sdk/clock';
 import { UdpDnsClient } from '@agent-reach/sdk/dns';
@@ -12,6 +14,7 @@ import type { OrchestratorConfig } from './config.js';
 import { CapabilityIndex, httpCardFetcher, httpHealthCheck } from './discovery/index.js';
 import { sdkCallAttempt } from './execution/index.js';
 import { Orchestrator } from './orchestrator.js';
+import { RunOwnership } from './ownership/index.js';
 import { Planner } from './planner/index.js';
 import { type Telemetry, TRACER_NAME } from './telemetry/index.js';
 import {
@@ -29,7 +32,9 @@ export interface RunningOrchestrator {
   orchestrator: Orchestrator;
   store: TraceStore;
   index: CapabilityIndex;
-  /** Stops taking runs, ends the running ones as aborted, closes the server and the store. */
+  /** Its name in run leases. */
+  owner: string;
+  /** Stops taking runs, hands the running ones over, closes the server and the store. */
   stop(): Promise<void>;
 }
 
@@ -42,6 +47,8 @@ export interface StartOptions {
   store?: TraceStore;
   /** Serve here instead of `orchestrator.listen` (port 0 picks a free one). */
   listen?: { host: string; port: number };
+  /** Who this orchestrator is in run leases. @default `<hostname>/<pid>/<random>` */
+  owner?: string;
 }
 
 async function openStore(config: OrchestratorConfig): Promise<TraceStore> {
@@ -56,6 +63,7 @@ export async function startOrchestrator(
   options: StartOptions = {},
 ): Promise<RunningOrchestrator> {
   const logger = options.logger ?? pino({ name: 'orchestrator' });
+  const owner = options.owner ?? `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   const store = options.store ?? (await openStore(config));
   const metrics = new OrchestratorMetrics(true);
   const reaper = startStaleReaper(store, {
@@ -103,6 +111,14 @@ export async function startOrchestrator(
     metrics,
     ...(outcomes === undefined ? {} : { outcomes }),
     onError: (error, traceId) => logger.error({ err: error, traceId }, 'run failed unexpectedly'),
+    ownership: { owner, leaseTtlMs: config.leaseTtlMs },
+  });
+  // Runs are owned through the store: renewed here, taken over from owners that stopped renewing.
+  const ownership = new RunOwnership(store, orchestrator, {
+    owner,
+    leaseTtlMs: config.leaseTtlMs,
+    scanEveryMs: config.takeoverIntervalMs,
+    onError: (error, step) => logger.error({ err: error, step }, 'run ownership step failed'),
   });
   let stopping = false;
   const app = createApp({
@@ -126,11 +142,14 @@ export async function startOrchestrator(
     });
   } catch (error) {
     reaper.stop();
+    await ownership.stop();
     calls.close();
     await outcomes?.close();
     if (options.store === undefined) await store.close();
     throw error;
   }
+  // Runs left by a previous process (or by a stopped peer) are taken over once the API is up.
+  void ownership.start();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let stopped: Promise<void> | undefined;
@@ -140,6 +159,8 @@ export async function startOrchestrator(
       reaper.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // No more takeovers; then every run is handed over (released at once for another orchestrator).
+      await ownership.stop();
       await orchestrator.stop();
       // SSE streams of finished runs end by themselves; whatever is left is cut.
       server.closeAllConnections();
@@ -150,5 +171,13 @@ export async function startOrchestrator(
     })();
     return stopped;
   };
-  return { url: `http://${shownHost}:${address.port}`, port: address.port, orchestrator, store, index, stop };
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    port: address.port,
+    orchestrator,
+    store,
+    index,
+    owner,
+    stop,
+  };
 }

@@ -42,6 +42,16 @@ export class OrchestratorMetrics {
     help: 'Open SSE streams.',
     registers: [this.registry],
   });
+  readonly runsResumed = new Counter({
+    name: 'reach_orchestrator_runs_resumed_total',
+    help: 'Runs this orchestrator took over from a dead or stopped owner and went on with.',
+    registers: [this.registry],
+  });
+  readonly runsLost = new Counter({
+    name: 'reach_orchestrator_runs_lost_total',
+    help: 'Runs stopped here because another orchestrator took them over (this one stopped renewing).',
+    registers: [this.registry],
+  });
   readonly reaped = new Counter({
     name: 'reach_orchestrator_traces_reaped_total',
     help: 'Stale running traces aborted.',

@@ -22,7 +22,7 @@ export async function bindPlan(
   plan: Plan,
   index: Pick<CapabilityIndex, 'bind'>,
   discovery: Discovery,
-  log: RunLog,
+  log: Pick<RunLog, 'event' | 'node'>,
 ): Promise<Map<string, Binding>> {
   const out = new Map<string, Binding>();
   const bindings = [];

@@ -54,6 +54,7 @@ function recorder() {
     async node(id, patch) {
       patches.push([id, patch]);
     },
+    async flush() {},
   };
   return { log, events, patches, types: () => events.map((e) => e.type) };
 }
@@ -249,6 +250,7 @@ describe('executePlan', () => {
           ? Promise.reject(new Error('db down'))
           : r.log.event(e),
       node: r.log.node,
+      flush: r.log.flush,
     };
     const bindings = new Map(plan.nodes.map((n) => [n.id, bound(candidate(n.id))]));
     const outcomes = await executePlan(

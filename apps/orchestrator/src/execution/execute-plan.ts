@@ -5,7 +5,13 @@ import type { Binding } from '../discovery/index.js';
 import type { Plan } from '../plan/index.js';
 import { withSpan } from '../telemetry/index.js';
 import type { NodeStatus } from '../traces/status.js';
-import { type NodeRunDeps, runNode } from './node-runner.js';
+import { type NodeResume, type NodeRunDeps, runNode } from './node-runner.js';
+
+/** What a resumed run takes from its record: nodes that ended (reused as they are) and calls in flight. */
+export interface ResumedNodes {
+  done: ReadonlyMap<string, NodeOutcome>;
+  inFlight: ReadonlyMap<string, NodeResume>;
+}
 
 /**
  * Runs the layers in order and the nodes of a layer concurrently (seed 2.7, 3.5). A node that fails —
@@ -17,14 +23,24 @@ export async function executePlan(
   bindings: ReadonlyMap<string, Binding>,
   deps: NodeRunDeps,
   runCtx: Context,
+  resumed?: ResumedNodes,
 ): Promise<NodeOutcome[]> {
   const byId = new Map(plan.nodes.map((n) => [n.id, n]));
-  const outcomes = new Map<string, NodeOutcome>();
+  const outcomes = new Map<string, NodeOutcome>(resumed?.done ?? []);
   for (const [layer, ids] of layers.entries()) {
-    const nodes = ids.map((id) => byId.get(id)).filter((n) => n !== undefined);
+    const inLayer = ids.map((id) => byId.get(id)).filter((n) => n !== undefined);
+    // A resumed run runs only what its previous owner did not finish; a finished layer is not repeated.
+    const nodes = inLayer.filter((n) => !outcomes.has(n.id));
+    if (nodes.length === 0) continue;
+    const reused = inLayer.filter((n) => outcomes.has(n.id)).map((n) => n.id);
     await deps.log.event({
       type: 'layer_started',
-      data: { layer, nodes: nodes.map((n) => n.id), mode: nodes.length > 1 ? 'parallel' : 'serial' },
+      data: {
+        layer,
+        nodes: nodes.map((n) => n.id),
+        mode: nodes.length > 1 ? 'parallel' : 'serial',
+        ...(reused.length > 0 ? { reused } : {}),
+      },
     });
     await withSpan(
       deps.tracer,
@@ -44,7 +60,14 @@ export async function executePlan(
                 capability: n.capability,
                 output: outcomes.get(n.id)!.output ?? '',
               }));
-            return runNode(node, bindings.get(node.id), upstream, deps, layerCtx);
+            return runNode(
+              node,
+              bindings.get(node.id),
+              upstream,
+              deps,
+              layerCtx,
+              resumed?.inFlight.get(node.id),
+            );
           }),
         );
         for (const [i, result] of settled.entries()) {
@@ -69,7 +92,7 @@ export async function executePlan(
       },
     );
     const statuses: Record<string, NodeStatus> = {};
-    for (const n of nodes) statuses[n.id] = outcomes.get(n.id)?.status ?? 'failed';
+    for (const n of inLayer) statuses[n.id] = outcomes.get(n.id)?.status ?? 'failed';
     await deps.log.event({ type: 'layer_finished', data: { layer, statuses } });
   }
   return plan.nodes.map(

@@ -1,10 +1,11 @@
 import { mayMoveOn } from '@agent-reach/sdk/client';
-import type { Context, Tracer } from '@opentelemetry/api';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import { compactContext, estimateTokens, renderContext, type UpstreamOutput } from '../context/index.js';
 import type { NodeOutcome } from '../deliverables/index.js';
 import type { Binding, Candidate } from '../discovery/index.js';
 import type { PlanNode } from '../plan/index.js';
 import { markSpanFailed, traceparentOf, withSpan } from '../telemetry/index.js';
+import type { InFlight } from '../traces/index.js';
 import { candidateRef } from './bind-plan.js';
 import type { AttemptReport, CallAttempt, RunLog } from './ports.js';
 
@@ -24,6 +25,13 @@ export interface NodeRunDeps {
   onAttempt?: (report: AttemptReport) => void;
   /** The retry budget fallbacks spend (the SDK's RetryBudget); none means unlimited. */
   budget?: { deposit(): void; tryWithdraw(): boolean };
+}
+
+/** A node a resumed run found in flight: the attempt its previous owner had sent and not seen answered. */
+export interface NodeResume {
+  inFlight: InFlight;
+  /** That very instance when discovery still finds it live; the re-send goes there first. */
+  target: Candidate | undefined;
 }
 
 /** The agent's output as text: a string, an object's `text`, or its JSON. */
@@ -55,6 +63,7 @@ export async function runNode(
   upstream: readonly UpstreamOutput[],
   deps: NodeRunDeps,
   parent: Context,
+  resume?: NodeResume,
 ): Promise<NodeOutcome> {
   const { log } = deps;
   const base = { node_id: node.id, capability: node.capability };
@@ -64,7 +73,14 @@ export async function runNode(
     { parent, attributes: { 'reach.node_id': node.id, 'reach.capability': node.capability } },
     async (span, nodeCtx) => {
       const started = deps.now();
-      await log.event({ type: 'node_started', data: { ...base, purpose: node.purpose } });
+      // A non-idempotent call whose agent is gone may have done its work: it is never sent elsewhere.
+      if (resume !== undefined && !resume.inFlight.idempotent && resume.target === undefined) {
+        return interrupted(node, deps, span, resume.inFlight, 'its agent is gone');
+      }
+      await log.event({
+        type: 'node_started',
+        data: { ...base, purpose: node.purpose, ...(resume ? { resumed: true } : {}) },
+      });
       await log.node(node.id, { status: 'running', started_at: new Date() });
       if (binding === undefined || !binding.ok) {
         const reason = binding?.ok === false ? binding.reason : 'capability_unavailable';
@@ -102,18 +118,31 @@ export async function runNode(
         deadline_ms: deps.executionTimeoutMs,
         caller: 'orchestrator',
       };
-      const targets: Candidate[] = [binding.primary, ...binding.alternates];
+      const { targets, pinned, offset } = attemptTargets(binding, resume);
       deps.budget?.deposit();
       let lastError = { code: 'UNAVAILABLE', message: 'no attempt was made' };
       let made = 0;
       for (const [i, target] of targets.entries()) {
-        const attempt = i + 1;
+        const attempt = offset + i + 1;
         if (deps.signal?.aborted) {
           lastError = { code: 'CANCELLED', message: 'the run was stopped' };
           break;
         }
         if (i > 0)
           await log.event({ type: 'node_retry', data: { ...base, attempt, ...candidateRef(target) } });
+        // Written ahead of the call: a resumed run re-sends it there with the same request_id. Only
+        // a non-idempotent call waits for the write (an idempotent one may go anywhere on resume).
+        await log.node(node.id, {
+          attempts: attempt,
+          in_flight: {
+            attempt,
+            instance: target.instance,
+            agent: target.agent_name,
+            endpoint: target.endpoint,
+            idempotent: target.idempotent,
+          },
+        });
+        if (!target.idempotent) await log.flush();
         const outcome = await withSpan(
           deps.tracer,
           'reach.attempt',
@@ -168,8 +197,12 @@ export async function runNode(
             duration_ms: ms,
             output_chars: chars,
             output: text,
+            in_flight: null,
           });
           return { ...base, status: 'succeeded', output: text };
+        }
+        if (pinned && outcome.failure === 'connect') {
+          return interrupted(node, deps, span, resume!.inFlight, 'its agent no longer answers');
         }
         lastError = { code: outcome.code, message: outcome.message };
         await log.event({
@@ -197,8 +230,51 @@ export async function runNode(
         finished_at: new Date(),
         duration_ms: Math.round(deps.now() - started),
         error: `${lastError.code}: ${lastError.message}`,
+        in_flight: null,
       });
       return { ...base, status: 'failed', output: null };
     },
   );
+}
+
+/**
+ * Who a node's attempts go to. A resumed in-flight node goes first to the instance it was sent to
+ * (the same request_id, so a finished call answers with its first answer); a non-idempotent one goes
+ * there only (`pinned`), never to another agent. Attempt numbers continue from the one in flight.
+ */
+function attemptTargets(
+  binding: Extract<Binding, { ok: true }>,
+  resume: NodeResume | undefined,
+): { targets: Candidate[]; pinned: boolean; offset: number } {
+  const bound = [binding.primary, ...binding.alternates];
+  if (resume === undefined) return { targets: bound, pinned: false, offset: 0 };
+  const offset = resume.inFlight.attempt - 1;
+  const first = resume.target;
+  if (first === undefined) return { targets: bound, pinned: false, offset };
+  if (!resume.inFlight.idempotent) return { targets: [first], pinned: true, offset };
+  return { targets: [first, ...bound.filter((c) => c.instance !== first.instance)], pinned: false, offset };
+}
+
+/** Ends a node whose non-idempotent call cannot be re-sent: `interrupted`, and the run degraded. */
+async function interrupted(
+  node: PlanNode,
+  deps: NodeRunDeps,
+  span: Span,
+  inFlight: InFlight,
+  why: string,
+): Promise<NodeOutcome> {
+  const base = { node_id: node.id, capability: node.capability };
+  const reason = `a non-idempotent call to ${inFlight.agent} (${inFlight.instance}) was in flight when its orchestrator stopped, and ${why}: not re-sent to another agent`;
+  markSpanFailed(span, reason);
+  await deps.log.event({
+    type: 'node_interrupted',
+    data: { ...base, reason, agent: inFlight.agent, instance: inFlight.instance, attempt: inFlight.attempt },
+  });
+  await deps.log.node(node.id, {
+    status: 'interrupted',
+    finished_at: new Date(),
+    error: reason,
+    in_flight: null,
+  });
+  return { ...base, status: 'interrupted', output: null };
 }

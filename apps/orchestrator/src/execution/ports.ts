@@ -24,6 +24,7 @@ export type NodePatch = Partial<
     | 'layer'
     | 'parallel_group'
     | 'purpose'
+    | 'in_flight'
   >
 >;
 
@@ -31,6 +32,8 @@ export type NodePatch = Partial<
 export interface RunLog {
   event(event: TraceEventInput): Promise<void>;
   node(nodeId: string, patch: NodePatch): Promise<void>;
+  /** Writes everything queued now (before a call that must not be lost, e.g. a non-idempotent one). */
+  flush(): Promise<void>;
 }
 
 /** What one attempt sends to an agent (the invoke body, without transport details). */

@@ -8,11 +8,13 @@ import type { PlanOptions, PlanResult } from '../planner/index.js';
 import { withSpan } from '../telemetry/index.js';
 import type { RunOutcome, TraceStatus } from '../traces/status.js';
 import type { TraceStore } from '../traces/trace-store.js';
-import { TraceWriter } from '../traces/trace-writer.js';
+import type { TraceWriter } from '../traces/trace-writer.js';
 import { bindPlan } from './bind-plan.js';
 import { executePlan } from './execute-plan.js';
+import type { NodeResume } from './node-runner.js';
 import { outcomeReport } from './outcome-report.js';
 import type { CallAttempt } from './ports.js';
+import type { ResumePoint } from './resume-point.js';
 
 /** A run request: the task in plain words and optionally the provider to ask first. */
 export interface RunRequest {
@@ -53,22 +55,41 @@ export interface PipelineDeps {
 /**
  * One run after its trace exists (seed 3.2–3.6): discovery → plan → bind → layers → deliverable and
  * status; it never throws — an unexpected failure ends the trace as failed (or aborted when stopped).
+ * With a `resume` point it goes on from a previous owner's record: the stored plan, ended nodes reused,
+ * calls in flight re-sent with their request_id.
  */
 export async function runPipeline(
   deps: PipelineDeps,
-  traceId: string,
+  log: TraceWriter,
   request: RunRequest,
   runCtx: Context,
   signal: AbortSignal,
+  resume?: ResumePoint,
 ): Promise<RunSummary> {
-  const { store, tracer, metrics } = deps;
+  const { tracer, metrics } = deps;
+  const traceId = log.traceId;
   const t0 = deps.now();
   let planDegraded = false;
   let outcomes: NodeOutcome[] = [];
-  const log = new TraceWriter(store, traceId);
   try {
+    if (resume !== undefined) {
+      await log.event({
+        type: 'run_resumed',
+        data: {
+          by: resume.by,
+          previous_owner: resume.previousOwner,
+          resumes: resume.resumes,
+          reused: [...resume.done.keys()],
+          in_flight: [...resume.inFlight.keys()],
+          pending: resume.pending,
+          replanned: resume.plan === null,
+        },
+      });
+    }
+    // A resumed run with calls in flight looks for the very instances it sent them to, not just enough to bind.
+    const enoughToBind = resume === undefined || resume.inFlight.size === 0;
     const discovery = await withSpan(tracer, 'reach.discovery', { parent: runCtx }, () =>
-      deps.index.discover(undefined, { reuseDns: true, enoughToBind: true }),
+      deps.index.discover(undefined, { reuseDns: true, enoughToBind }),
     );
     metrics?.discoverySeconds.observe(discovery.view.duration_ms / 1000);
     const available = Object.values(discovery.view.capabilities)
@@ -79,40 +100,17 @@ export async function runPipeline(
       data: { ms: discovery.view.duration_ms, available, view: discovery.view },
     });
 
-    const planned = await withSpan(tracer, 'reach.plan', { parent: runCtx }, async (span) => {
-      const result = await deps.planner.plan(request.task, { available, provider: request.provider });
-      span.setAttributes({
-        'reach.plan.provider': result.provider ?? 'none',
-        'reach.plan.degraded': result.degraded,
-      });
-      return result;
-    });
+    const planned = resume?.plan ?? (await plan(deps, log, request, available, runCtx));
     planDegraded = planned.degraded;
-    await log.plan({ ...planned, plan: planned.plan });
-    const layerOf = new Map(planned.levels.flatMap((ids, layer) => ids.map((id) => [id, layer] as const)));
-    for (const n of planned.plan.nodes) {
-      await log.node(n.id, {
-        capability: n.capability,
-        depends_on: n.depends_on,
-        layer: layerOf.get(n.id) ?? null,
-        parallel_group: n.parallel_group,
-        purpose: n.purpose,
-        status: 'pending',
-      });
-    }
-    await log.event({
-      type: 'plan_ready',
-      data: {
-        plan: planned.plan,
-        levels: planned.levels,
-        warnings: planned.warnings,
-        degraded: planned.degraded,
-        provider: planned.provider,
-        attempts: planned.attempts,
-      },
-    });
 
-    const bindings = await bindPlan(planned.plan, deps.index, discovery, log);
+    const toRun = planned.plan.nodes.filter((n) => !resume?.done.has(n.id));
+    const bindings = await bindPlan({ ...planned.plan, nodes: toRun }, deps.index, discovery, log);
+    const inFlight = new Map<string, NodeResume>();
+    for (const [nodeId, sent] of resume?.inFlight ?? []) {
+      const capability = planned.plan.nodes.find((n) => n.id === nodeId)?.capability ?? '';
+      const target = discovery.candidates.get(capability)?.find((c) => c.instance === sent.instance);
+      inFlight.set(nodeId, { inFlight: sent, target });
+    }
     outcomes = await executePlan(
       planned.plan,
       planned.levels,
@@ -133,6 +131,7 @@ export async function runPipeline(
         },
       },
       runCtx,
+      resume === undefined ? undefined : { done: resume.done, inFlight },
     );
     const summary = assembleDeliverable(outcomes, planned.plan.final_node);
     const outcome = runStatus(outcomes, planned.plan.final_node);
@@ -159,6 +158,48 @@ export async function runPipeline(
   }
 }
 
+/** Plans the run and records the plan, its pending nodes and `plan_ready`. */
+async function plan(
+  deps: PipelineDeps,
+  log: TraceWriter,
+  request: RunRequest,
+  available: string[],
+  runCtx: Context,
+): Promise<PlanResult> {
+  const planned = await withSpan(deps.tracer, 'reach.plan', { parent: runCtx }, async (span) => {
+    const result = await deps.planner.plan(request.task, { available, provider: request.provider });
+    span.setAttributes({
+      'reach.plan.provider': result.provider ?? 'none',
+      'reach.plan.degraded': result.degraded,
+    });
+    return result;
+  });
+  await log.plan({ ...planned, plan: planned.plan });
+  const layerOf = new Map(planned.levels.flatMap((ids, layer) => ids.map((id) => [id, layer] as const)));
+  for (const n of planned.plan.nodes) {
+    await log.node(n.id, {
+      capability: n.capability,
+      depends_on: n.depends_on,
+      layer: layerOf.get(n.id) ?? null,
+      parallel_group: n.parallel_group,
+      purpose: n.purpose,
+      status: 'pending',
+    });
+  }
+  await log.event({
+    type: 'plan_ready',
+    data: {
+      plan: planned.plan,
+      levels: planned.levels,
+      warnings: planned.warnings,
+      degraded: planned.degraded,
+      provider: planned.provider,
+      attempts: planned.attempts,
+    },
+  });
+  return planned;
+}
+
 async function finish(
   deps: PipelineDeps,
   log: TraceWriter,
@@ -171,6 +212,11 @@ async function finish(
   error?: string,
 ): Promise<RunSummary> {
   const duration_ms = Math.round(deps.now() - t0);
+  if (log.sealed) {
+    // The run left this orchestrator (handed over or taken over): its new owner ends it.
+    deps.metrics?.runsActive.dec();
+    return summaryOf(log.traceId, 'running', '', duration_ms, planDegraded, outcomes, 'handed over');
+  }
   const counts: Record<string, number> = {};
   for (const o of outcomes) counts[o.status] = (counts[o.status] ?? 0) + 1;
   const stats = { duration_ms, nodes: counts, discovery: discoveryStats, plan_degraded: planDegraded };
@@ -205,7 +251,8 @@ function reasonOf(error: unknown): string {
 
 function summaryOf(
   trace_id: string,
-  status: FinalStatus,
+  // `running`: the run left this orchestrator and goes on elsewhere.
+  status: FinalStatus | 'running',
   summary: string,
   duration_ms: number,
   planDegraded: boolean,

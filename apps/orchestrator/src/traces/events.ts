@@ -54,6 +54,19 @@ const payloads = {
     error: EventError,
   }),
   trace_finished: z.looseObject({ status: z.union([RunOutcome, z.literal('aborted')]) }),
+  /** Another (or a restarted) orchestrator took the run over from its record. */
+  run_resumed: z.looseObject({
+    by: z.string(),
+    previous_owner: z.string().nullable(),
+    resumes: z.number().int().min(1),
+    reused: z.array(z.string()),
+    in_flight: z.array(z.string()),
+    pending: z.array(z.string()),
+  }),
+  /** The owner stopped gracefully and left the run for another orchestrator. */
+  run_handed_over: z.looseObject({ by: z.string() }),
+  /** A non-idempotent call was in flight when its orchestrator died, and its agent is gone: not re-sent. */
+  node_interrupted: z.looseObject({ ...NodeRef, capability: z.string(), reason: z.string() }),
 } as const;
 
 const event = <K extends keyof typeof payloads>(type: K) =>
@@ -77,6 +90,9 @@ export const TraceEventInput = z.discriminatedUnion('type', [
   event('node_output'),
   event('node_failed'),
   event('trace_finished'),
+  event('run_resumed'),
+  event('run_handed_over'),
+  event('node_interrupted'),
 ]);
 export type TraceEventInput = z.input<typeof TraceEventInput>;
 

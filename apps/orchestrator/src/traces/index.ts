@@ -13,6 +13,8 @@ export type { TracePage } from './list-traces.js';
 export { EVENTS_CHANNEL, MIGRATIONS_FOLDER } from './migrations-folder.js';
 export { openPgliteTraceStore, type PgliteTraceStoreOptions, pgliteTraceStore } from './open-pglite.js';
 export { openPostgresTraceStore, type PostgresTraceStoreOptions } from './open-postgres.js';
+export type { ClaimedRun } from './run-leases.js';
+export type { InFlight } from './schema.js';
 export {
   type EventRow,
   events,
@@ -31,6 +33,7 @@ export type { EventListener, EventNotifier, TraceSubscription } from './subscrip
 export type { BatchResult, TraceBatch } from './trace-batch.js';
 export { newTraceId, TraceId } from './trace-id.js';
 export {
+  type RunLease,
   STALE_AFTER_MS,
   type TraceDb,
   type TraceDetail,

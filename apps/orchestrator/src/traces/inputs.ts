@@ -49,6 +49,16 @@ export const NodeUpsert = z
     input_context: z.string().nullable().optional(),
     output: z.string().nullable().optional(),
     error: z.string().nullable().optional(),
+    in_flight: z
+      .object({
+        attempt: z.number().int().min(1),
+        instance: Text(200),
+        agent: Text(200),
+        endpoint: Text(300),
+        idempotent: z.boolean(),
+      })
+      .nullable()
+      .optional(),
   })
   .strict();
 export type NodeUpsert = z.input<typeof NodeUpsert>;

@@ -18,6 +18,9 @@ export interface PostgresTraceStoreOptions {
   migrationsFolder?: string;
 }
 
+/** The advisory lock key migrations run under (any fixed number, shared by every orchestrator). */
+const MIGRATION_LOCK = 7_265_616_368;
+
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 
 /**
@@ -37,10 +40,18 @@ export async function openPostgresTraceStore(options: PostgresTraceStoreOptions)
   try {
     if (schema !== undefined) await sql`create schema if not exists ${sql(schema)}`;
     const db = drizzle({ client: sql });
-    await migrate(db, {
-      migrationsFolder: options.migrationsFolder ?? MIGRATIONS_FOLDER,
-      ...(schema === undefined ? {} : { migrationsSchema: schema }),
-    });
+    // Several orchestrators share one database and may start together: one migrates at a time.
+    const lock = await sql.reserve();
+    try {
+      await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+      await migrate(db, {
+        migrationsFolder: options.migrationsFolder ?? MIGRATIONS_FOLDER,
+        ...(schema === undefined ? {} : { migrationsSchema: schema }),
+      });
+    } finally {
+      await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
+      lock.release();
+    }
     return new TraceStore({
       db,
       channel: schema === undefined ? EVENTS_CHANNEL : `${EVENTS_CHANNEL}_${schema}`,

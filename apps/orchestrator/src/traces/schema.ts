@@ -11,6 +11,26 @@ import {
   timestamp,
 } from 'drizzle-orm/pg-core';
 
+/** Every node status; `interrupted`: a non-idempotent call in flight when its orchestrator died, agent gone. */
+const NODE_STATUSES = [
+  'pending',
+  'running',
+  'succeeded',
+  'failed',
+  'unavailable',
+  'skipped',
+  'interrupted',
+] as const;
+
+/** The attempt of a node that was sent and not yet answered: where a resumed run re-sends it. */
+export interface InFlight {
+  attempt: number;
+  instance: string;
+  agent: string;
+  endpoint: string;
+  idempotent: boolean;
+}
+
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: 'date' });
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
@@ -35,10 +55,17 @@ export const traces = pgTable(
     error: text('error'),
     /** Run inputs besides the task (provider, caller, …). */
     meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
+    /** The orchestrator that runs it now (while `running`); null once handed over. */
+    owner: text('owner'),
+    /** The owner's lease, in the database's clock: past it, any orchestrator may take the run over. */
+    lease_until: at('lease_until'),
+    /** How many times another (or a restarted) orchestrator took the run over. */
+    resumes: integer('resumes').notNull().default(0),
   },
   (t) => [
     index('traces_started_idx').on(t.started_at.desc(), t.id.desc()),
     index('traces_status_event_idx').on(t.status, t.last_event_at),
+    index('traces_running_lease_idx').on(t.lease_until).where(sql`${t.status} = 'running'`),
     check(
       'traces_status_check',
       sql`${t.status} in (${inList(['running', 'ok', 'degraded', 'failed', 'aborted'])})`,
@@ -70,9 +97,7 @@ export const nodes = pgTable(
     layer: integer('layer'),
     parallel_group: text('parallel_group'),
     purpose: text('purpose'),
-    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed', 'unavailable', 'skipped'] })
-      .notNull()
-      .default('pending'),
+    status: text('status', { enum: NODE_STATUSES }).notNull().default('pending'),
     agent: text('agent'),
     instance_id: text('instance_id'),
     endpoint: text('endpoint'),
@@ -86,13 +111,12 @@ export const nodes = pgTable(
     input_context: text('input_context'),
     output: text('output'),
     error: text('error'),
+    /** The attempt sent and not yet answered (written before a non-idempotent call goes out). */
+    in_flight: jsonb('in_flight').$type<InFlight>(),
   },
   (t) => [
     primaryKey({ columns: [t.trace_id, t.node_id] }),
-    check(
-      'nodes_status_check',
-      sql`${t.status} in (${inList(['pending', 'running', 'succeeded', 'failed', 'unavailable', 'skipped'])})`,
-    ),
+    check('nodes_status_check', sql`${t.status} in (${inList(NODE_STATUSES)})`),
   ],
 );
 

@@ -8,6 +8,17 @@ export type TraceStatus = z.infer<typeof TraceStatus>;
 export const RunOutcome = z.enum(['ok', 'degraded', 'failed']);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
-/** A node's status; `unavailable` means no agent could be bound for its capability. */
-export const NodeStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'unavailable', 'skipped']);
+/**
+ * A node's status; `unavailable` means no agent could be bound for its capability, `interrupted` that
+ * a non-idempotent call was in flight when its orchestrator died and its agent was gone on resume.
+ */
+export const NodeStatus = z.enum([
+  'pending',
+  'running',
+  'succeeded',
+  'failed',
+  'unavailable',
+  'skipped',
+  'interrupted',
+]);
 export type NodeStatus = z.infer<typeof NodeStatus>;

@@ -17,6 +17,11 @@ export interface TraceBatch {
   plan?: SavePlanInput;
   /** Ends the trace if it is still running; `event` (its trace_finished) then comes last. */
   finish?: { trace: FinishTraceInput; event?: TraceEventInput; at?: Date };
+  /**
+   * The orchestrator writing it: the batch is written only while the run is still its own (a fencing
+   * check, so an owner that lost its lease cannot write into a run another orchestrator took over).
+   */
+  owner?: string;
 }
 
 /**
@@ -34,6 +39,7 @@ export interface CheckedBatch {
   nodes: NodeUpsert[];
   plan: SavePlanInput | undefined;
   finish: { trace: FinishTraceInput; event: { v: TraceEventInput; at: Date } | undefined } | undefined;
+  owner: string | undefined;
 }
 
 /** The columns that end a trace at `now` (also used by the reaper). */
@@ -46,6 +52,24 @@ export function endedAt(now: Date) {
 
 const notFound = (traceId: string) =>
   err(new ReachError('NOT_FOUND', `no trace ${traceId}`, { data: { traceId } }));
+
+/** The trace row `traceId`, and only while `owner` (when given) owns it. */
+function ownRow(traceId: string, owner: string | undefined): SQL {
+  const row = eq(traces.id, traceId);
+  return owner === undefined ? row : and(row, eq(traces.owner, owner))!;
+}
+
+/** NOT_FOUND when the trace is gone, else CONFLICT: another orchestrator owns the run now. */
+async function missing(tx: TraceDb, traceId: string, owner: string | undefined) {
+  if (owner === undefined) return notFound(traceId);
+  const [row] = await tx.select({ owner: traces.owner }).from(traces).where(eq(traces.id, traceId));
+  if (!row) return notFound(traceId);
+  return err(
+    new ReachError('CONFLICT', `run ${traceId} is no longer owned by ${owner}`, {
+      data: { traceId, owner: row.owner, reason: 'not_owner' },
+    }),
+  );
+}
 
 /**
  * Writes a checked batch inside transaction `tx`: at most one update of the trace row (which locks it,
@@ -75,7 +99,7 @@ export async function writeBatchTx(
         error: finish.trace.error ?? null,
         ...seqBump(withEnd),
       })
-      .where(and(eq(traces.id, traceId), eq(traces.status, 'running')))
+      .where(and(ownRow(traceId, batch.owner), eq(traces.status, 'running')))
       .returning(notifying(ctx.channel, traceId, withEnd.length));
     if (row) {
       finished = true;
@@ -87,9 +111,9 @@ export async function writeBatchTx(
     const [bumped] = await tx
       .update(traces)
       .set(seqBump(written))
-      .where(eq(traces.id, traceId))
+      .where(ownRow(traceId, batch.owner))
       .returning(notifying(ctx.channel, traceId, written.length));
-    if (!bumped) return notFound(traceId);
+    if (!bumped) return missing(tx, traceId, batch.owner);
     lastSeq = bumped.seq;
   }
   if (lastSeq === null) {
@@ -97,9 +121,9 @@ export async function writeBatchTx(
     const [found] = await tx
       .select({ id: traces.id })
       .from(traces)
-      .where(eq(traces.id, traceId))
+      .where(ownRow(traceId, batch.owner))
       .for('share');
-    if (!found) return notFound(traceId);
+    if (!found) return missing(tx, traceId, batch.owner);
   }
   const eventRows = await insertEvents(tx, traceId, written, lastSeq ?? 0);
   await upsertNodeRows(tx, traceId, batch.nodes);

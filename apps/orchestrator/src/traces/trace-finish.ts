@@ -57,7 +57,7 @@ export async function finishInOneStatement(
         error = ${t.error ?? null},
         last_seq = last_seq + ${n}::int,
         last_event_at = greatest(last_event_at, coalesce(${latest}::timestamptz, last_event_at))
-      where id = ${traceId} and status = 'running'
+      where id = ${traceId} and status = 'running'${batch.owner === undefined ? sql`` : sql` and owner = ${batch.owner}`}
       returning last_seq, ${n === 0 ? sql`null` : sql`pg_notify(${ctx.channel}, ${`${traceId}:`} || last_seq)`} as notified
     )`,
   ];

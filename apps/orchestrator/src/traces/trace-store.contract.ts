@@ -2,6 +2,7 @@ import type { ManualClock } from '@agent-reach/sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import { batchCases } from './contract-batch.js';
 import { type ContractContext, contractClock } from './contract-helpers.js';
+import { leaseCases } from './contract-leases.js';
 import { queryCases } from './contract-queries.js';
 import { subscribeCases } from './contract-subscribe.js';
 import { writeCases } from './contract-writes.js';
@@ -37,5 +38,6 @@ export function traceStoreContract(name: string, harness: TraceStoreHarness): vo
     queryCases(() => current);
     subscribeCases(() => current);
     batchCases(() => current);
+    leaseCases(() => current);
   });
 }

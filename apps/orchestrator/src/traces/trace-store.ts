@@ -1,11 +1,20 @@
 import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import { and, asc, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import { type TraceEvent, TraceEventInput } from './events.js';
 import { CreateTraceInput, FinishTraceInput, NodeUpsert, SavePlanInput } from './inputs.js';
 import { ListTracesQuery } from './list-query.js';
 import { listTraces, type TracePage } from './list-traces.js';
+import {
+  type ClaimedRun,
+  claimExpiredRuns,
+  leaseDeadline,
+  reapUnresumed,
+  releaseRuns,
+  renewLeases,
+} from './run-leases.js';
 import { events, type NodeRow, nodes, type PlanRow, plans, type TraceRow, traces } from './schema.js';
 import {
   type EventListener,
@@ -16,7 +25,6 @@ import {
 import {
   type BatchResult,
   type CheckedBatch,
-  endedAt,
   notifyLastSeq,
   type TraceBatch,
   type TraceDb,
@@ -26,6 +34,12 @@ import { finishInOneStatement } from './trace-finish.js';
 import { newTraceId, TraceId } from './trace-id.js';
 
 export type { TraceDb } from './trace-batch.js';
+
+/** Who runs a new trace, and for how long before another orchestrator may take it over. */
+export interface RunLease {
+  owner: string;
+  ttlMs: number;
+}
 
 /** A trace with everything it recorded. */
 export interface TraceDetail {
@@ -88,12 +102,23 @@ export class TraceStore {
    * Starts a run in status `running`, with `firstEvent` (if given) as event 1 in the same transaction;
    * CONFLICT when the id is taken.
    */
-  async createTrace(input: CreateTraceInput, firstEvent?: TraceEventInput): Promise<TraceRow> {
+  async createTrace(
+    input: CreateTraceInput,
+    firstEvent?: TraceEventInput,
+    lease?: RunLease,
+  ): Promise<TraceRow> {
     const v = parse(CreateTraceInput, input, 'trace');
     const id = v.id === undefined ? newTraceId() : parse(TraceId, v.id, 'trace id');
     const first = firstEvent === undefined ? undefined : parse(TraceEventInput, firstEvent, 'event');
     const now = new Date(this.#clock.wallNow());
-    const values = { id, task: v.task, meta: v.meta ?? {}, started_at: now, last_event_at: now };
+    const values = {
+      id,
+      task: v.task,
+      meta: v.meta ?? {},
+      started_at: now,
+      last_event_at: now,
+      ...(lease === undefined ? {} : { owner: lease.owner, lease_until: leaseDeadline(lease.ttlMs) }),
+    };
     const row =
       first === undefined
         ? (await this.#db.insert(traces).values(values).onConflictDoNothing().returning())[0]
@@ -126,6 +151,7 @@ export class TraceStore {
                   ? undefined
                   : { v: parse(TraceEventInput, batch.finish.event, 'event'), at: batch.finish.at ?? now },
             },
+      owner: batch.owner,
     };
     const ctx = this.#ctx(now);
     if (checked.finish !== undefined) {
@@ -234,30 +260,34 @@ export class TraceStore {
   }
 
   /**
-   * Aborts running traces whose last event is older than `olderThanMs` (not their start, so long runs
-   * that still report live on); each gets a `trace_finished` event. Returns the aborted ids.
+   * Aborts the running traces nobody resumed: no owner renews their lease and their last event is
+   * older than `olderThanMs` (not their start, so long runs that still report live on). Each gets a
+   * `trace_finished` event, and none of its nodes is left `running` or `pending`. Returns the ids.
    */
   async reapStale(olderThanMs: number = STALE_AFTER_MS): Promise<string[]> {
     const now = new Date(this.#clock.wallNow());
     const cutoff = new Date(now.getTime() - olderThanMs);
-    const reaped = await this.#db
-      .update(traces)
-      .set({
-        status: 'aborted',
-        ...endedAt(now),
-        error: `no event for ${Math.round(olderThanMs / 1000)} s — aborted as stale`,
-      })
-      .where(
-        and(
-          eq(traces.status, 'running'),
-          sql`${traces.last_event_at} < ${cutoff.toISOString()}::timestamptz`,
-        ),
-      )
-      .returning({ id: traces.id });
-    for (const { id } of reaped) {
+    const reason = `no owner and no event for ${Math.round(olderThanMs / 1000)} s — aborted as stale`;
+    const reaped = await reapUnresumed(this.#db, now, cutoff, reason);
+    for (const id of reaped) {
       await this.appendEvent(id, { type: 'trace_finished', data: { status: 'aborted', reason: 'stale' } });
     }
-    return reaped.map((r) => r.id);
+    return reaped;
+  }
+
+  /** Renews the runs `ids` that `owner` still holds; returns those (the others were taken over). */
+  renewLeases(owner: string, ids: readonly string[], ttlMs: number): Promise<string[]> {
+    return renewLeases(this.#db, owner, ids, ttlMs);
+  }
+
+  /** Takes over up to `limit` running runs whose owner stopped renewing (or handed them over). */
+  claimExpiredRuns(owner: string, ttlMs: number, limit: number): Promise<ClaimedRun[]> {
+    return claimExpiredRuns(this.#db, owner, ttlMs, limit);
+  }
+
+  /** Hands `owner`'s running runs (or those in `ids`) over: any orchestrator's next scan takes them. */
+  releaseRuns(owner: string, ids?: readonly string[]): Promise<string[]> {
+    return releaseRuns(this.#db, owner, ids);
   }
 
   /** Pushes a trace's new events to `listener`: after `afterSeq` when given (replay), else from now on. */
@@ -282,7 +312,7 @@ export class TraceStore {
 
   // One statement (no BEGIN/COMMIT round trips): the trace row, its NOTIFY and event 1; none on conflict.
   async #createWithEvent(
-    values: typeof traces.$inferInsert,
+    values: PgInsertValue<typeof traces> & { id: string; started_at: Date },
     first: TraceEventInput,
   ): Promise<TraceRow | undefined> {
     const db = this.#db;

@@ -22,6 +22,8 @@ export interface TraceWriterOptions {
    * `flush` and `finish` write at once. @default 50
    */
   flushDelayMs?: number;
+  /** The orchestrator that owns the run: every batch is written only while it still does (fencing). */
+  owner?: string;
 }
 
 /**
@@ -40,9 +42,11 @@ export class TraceWriter implements RunLog {
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private failure: unknown = null;
+  private isSealed = false;
   private readonly capabilities = new Map<string, string>();
   private readonly now: () => number;
   private readonly flushDelayMs: number;
+  private readonly owner: string | undefined;
 
   constructor(
     private readonly store: TraceWriterStore,
@@ -51,16 +55,34 @@ export class TraceWriter implements RunLog {
   ) {
     this.now = options.now ?? Date.now;
     this.flushDelayMs = options.flushDelayMs ?? 50;
+    this.owner = options.owner;
+  }
+
+  /** True once the run left this orchestrator (handed over or taken over): nothing more is written. */
+  get sealed(): boolean {
+    return this.isSealed;
+  }
+
+  /**
+   * Stops recording: what is queued is written (so the record is a complete prefix for whoever resumes
+   * the run), everything after is dropped, including the end. For a run this process gives up.
+   */
+  async seal(): Promise<void> {
+    if (this.isSealed) return;
+    this.isSealed = true;
+    await this.flush().catch(() => undefined);
   }
 
   /** Queues an event, stamped with the time it happened rather than the time it is written. */
   event(event: TraceEventInput): Promise<void> {
+    if (this.isSealed) return Promise.resolve();
     this.events.push({ event, at: new Date(this.now()) });
     return this.queued();
   }
 
   /** Queues a node change; the first one for a node must carry its capability. */
   node(nodeId: string, patch: NodePatch & { capability?: string }): Promise<void> {
+    if (this.isSealed) return Promise.resolve();
     if (patch.capability !== undefined) this.capabilities.set(nodeId, patch.capability);
     const capability = this.capabilities.get(nodeId) ?? 'unknown';
     this.nodes.push({ ...patch, node_id: nodeId, capability } as NodeUpsert);
@@ -69,6 +91,7 @@ export class TraceWriter implements RunLog {
 
   /** Queues the plan. */
   plan(input: SavePlanInput): Promise<void> {
+    if (this.isSealed) return Promise.resolve();
     this.planInput = input;
     return this.queued();
   }
@@ -92,10 +115,11 @@ export class TraceWriter implements RunLog {
    * failed, it throws that failure once and a later call writes the end alone.
    */
   async finish(end: RunEnd): Promise<boolean> {
+    if (this.isSealed) return false;
     const stamped = { ...end, at: new Date(this.now()) };
     if (this.failure !== null) {
       this.clear();
-      const r = await this.store.writeBatch(this.traceId, { finish: stamped });
+      const r = await this.store.writeBatch(this.traceId, { finish: stamped, ...this.ownerField() });
       if (!r.ok) throw r.error;
       return r.value.finished;
     }
@@ -125,6 +149,7 @@ export class TraceWriter implements RunLog {
     this.timer = null;
     if (this.writing !== null || this.failure !== null) return;
     const batch: TraceBatch = {
+      ...this.ownerField(),
       events: this.events,
       nodes: this.nodes,
       ...(this.planInput === undefined ? {} : { plan: this.planInput }),
@@ -146,6 +171,10 @@ export class TraceWriter implements RunLog {
     } catch (error) {
       this.failure = error;
     }
+  }
+
+  private ownerField(): { owner?: string } {
+    return this.owner === undefined ? {} : { owner: this.owner };
   }
 
   private clear(): void {
