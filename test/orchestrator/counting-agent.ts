@@ -1,6 +1,7 @@
 // An SDK agent process for the durable-run tests: it serves the capabilities in CAPS (comma list) as
 // AGENT_NAME, prints `{"invoked": {request_id, capability}}` each time its handler starts, so tests
-// count the calls at the agent, and answers after DELAY_MS (or DELAYS, a JSON map capability → ms).
+// count the calls at the agent, and `{"answered": {request_id}}` when it finishes one (a call whose
+// caller went away is cancelled and never answered), answering after DELAY_MS (or DELAYS, a JSON map capability → ms).
 // IDEMPOTENT=0 declares its calls non-idempotent.
 import { AgentRuntime, type InvokeContext } from '@agent-reach/sdk/runtime';
 
@@ -23,6 +24,7 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 async function handle(ctx: InvokeContext): Promise<unknown> {
   print({ invoked: { request_id: ctx.requestId, capability: ctx.capability } });
   await wait(delays[ctx.capability] ?? defaultDelay, ctx.signal);
+  print({ answered: { request_id: ctx.requestId } });
   const input = ctx.input as { node_id?: string };
   return { text: `${ctx.capability} by ${name} for ${input.node_id ?? '?'}` };
 }

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DurableSystem, eventOf, finishedTrace } from './durable-system.js';
+import { DurableSystem, eventOf, finishedTrace, nodeStates, recordShows } from './durable-system.js';
 import { createScratchDatabase } from './postgres-db.js';
 
 // Layer 1 (n3, n4) is slow, so the orchestrator dies while both of its calls are in flight.
@@ -45,7 +45,16 @@ describe.each(['Postgres', 'PGlite'] as const)(
       const id = await first.api.start('write a release checklist for the logout endpoint');
       const rid = (n: string) => `${id}.${n}`;
       await system.waitForCalls([rid('n3'), rid('n4')]);
-      await new Promise((r) => setTimeout(r, 300)); // the write-behind of the in-flight records
+      // Mid-layer, as the record says it: layer 0 finished, both calls of layer 1 in flight.
+      await recordShows(first.api, id, (d) => {
+        const s = nodeStates(d);
+        return (
+          s.n1 === 'succeeded' &&
+          s.n2 === 'succeeded' &&
+          s.n3 === 'running+in_flight' &&
+          s.n4 === 'running+in_flight'
+        );
+      });
       await first.proc.kill();
       const killedAt = Date.now();
 

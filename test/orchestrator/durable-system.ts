@@ -40,6 +40,8 @@ export interface CountingAgent {
   process: AgentProcess;
   /** Handler starts per request_id. */
   calls(): Map<string, number>;
+  /** Handler runs that finished (were not cancelled) per request_id. */
+  answered(): Map<string, number>;
 }
 
 /** Registry, fake model and counting agents, for orchestrators a test starts and kills itself. */
@@ -83,15 +85,15 @@ export class DurableSystem {
           IDEMPOTENT: spec.idempotent === false ? '0' : '1',
         },
       });
-      const calls = () => {
+      const count = (key: 'invoked' | 'answered') => {
         const counts = new Map<string, number>();
         for (const line of process.stdout.json()) {
-          const invoked = line.invoked as { request_id?: string } | undefined;
-          if (invoked?.request_id) counts.set(invoked.request_id, (counts.get(invoked.request_id) ?? 0) + 1);
+          const id = (line[key] as { request_id?: string } | undefined)?.request_id;
+          if (id) counts.set(id, (counts.get(id) ?? 0) + 1);
         }
         return counts;
       };
-      return { name: spec.name, process, calls };
+      return { name: spec.name, process, calls: () => count('invoked'), answered: () => count('answered') };
     });
     await Promise.all(started.map((a) => a.process.registered()));
     this.agents.push(...started);
@@ -122,6 +124,11 @@ export class DurableSystem {
   /** Every call the agents saw for `requestId`. */
   callsFor(requestId: string): number {
     return this.agents.reduce((sum, a) => sum + (a.calls().get(requestId) ?? 0), 0);
+  }
+
+  /** Every finished handler run the agents had for `requestId`. */
+  answeredFor(requestId: string): number {
+    return this.agents.reduce((sum, a) => sum + (a.answered().get(requestId) ?? 0), 0);
   }
 
   /** Waits until every agent together has seen each of `requestIds`. */
@@ -156,6 +163,30 @@ export async function finishedTrace(
     },
     timeoutMs,
     () => `trace ${id} still running after ${timeoutMs} ms`,
+  );
+}
+
+/** Polls a trace until `ready` holds for its record. */
+export async function recordShows(
+  api: OrchestratorApi,
+  id: string,
+  ready: (detail: TraceDetailJson) => boolean,
+  timeoutMs = 30_000,
+): Promise<TraceDetailJson> {
+  return pollUntil(
+    async () => {
+      const detail = await api.trace(id).catch(() => undefined);
+      return detail !== undefined && ready(detail) ? detail : undefined;
+    },
+    timeoutMs,
+    () => `trace ${id}: the record never reached the expected state`,
+  );
+}
+
+/** The status of each node in a trace's record, and whether its call is recorded as in flight. */
+export function nodeStates(detail: TraceDetailJson): Record<string, string> {
+  return Object.fromEntries(
+    detail.nodes.map((n) => [n.node_id, n.in_flight ? `${n.status}+in_flight` : n.status]),
   );
 }
 

@@ -179,6 +179,7 @@ export interface TraceDetailJson {
     input_context: string | null;
     output: string | null;
     binding: Record<string, unknown> | null;
+    in_flight?: { instance: string; agent: string; attempt: number; idempotent: boolean } | null;
   }>;
   events: ApiEvent[];
 }

@@ -16,8 +16,11 @@ export interface ResumePoint {
   plan: { plan: Plan; levels: string[][]; degraded: boolean } | null;
   /** Nodes that ended, with their outputs: reused, never called again. */
   done: Map<string, NodeOutcome>;
-  /** Nodes whose call was in flight: re-sent with the same request_id. */
-  inFlight: Map<string, InFlight>;
+  /**
+   * Nodes that were running: re-sent with the same request_id — to the instance recorded as in flight
+   * when there is one (always, for a non-idempotent call), else along the node's fresh binding.
+   */
+  inFlight: Map<string, InFlight | null>;
   /** Nodes that had not started (or whose call had not gone out). */
   pending: string[];
 }
@@ -30,7 +33,7 @@ export function resumePoint(detail: TraceDetail, claim: ClaimedRun, by: string):
       ? { plan: parsed.data, levels: detail.plan!.levels, degraded: detail.plan!.degraded }
       : null;
   const done = new Map<string, NodeOutcome>();
-  const inFlight = new Map<string, InFlight>();
+  const inFlight = new Map<string, InFlight | null>();
   const pending: string[] = [];
   if (plan !== null) {
     const rows = new Map(detail.nodes.map((n) => [n.node_id, n]));
@@ -43,7 +46,7 @@ export function resumePoint(detail: TraceDetail, claim: ClaimedRun, by: string):
           status: row.status,
           output: row.status === 'succeeded' ? (row.output ?? '') : null,
         });
-      } else if (row?.status === 'running' && row.in_flight !== null) {
+      } else if (row?.status === 'running') {
         inFlight.set(node.id, row.in_flight);
       } else {
         pending.push(node.id);

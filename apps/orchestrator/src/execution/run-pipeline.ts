@@ -107,6 +107,7 @@ export async function runPipeline(
     const bindings = await bindPlan({ ...planned.plan, nodes: toRun }, deps.index, discovery, log);
     const inFlight = new Map<string, NodeResume>();
     for (const [nodeId, sent] of resume?.inFlight ?? []) {
+      if (sent === null) continue;
       const capability = planned.plan.nodes.find((n) => n.id === nodeId)?.capability ?? '';
       const target = discovery.candidates.get(capability)?.find((c) => c.instance === sent.instance);
       inFlight.set(nodeId, { inFlight: sent, target });
