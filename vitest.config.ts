@@ -1,13 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Unit tests live beside the code; integration, chaos and browser tests live in test/.
+// Unit tests live beside the code (and the tree's structure tests in test/structure);
+// integration, chaos and browser tests live in test/.
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['apps/*/src/**/*.test.ts'],
+          include: ['apps/*/src/**/*.test.ts', 'test/structure/*.test.ts'],
           testTimeout: 20_000,
         },
       },
@@ -15,6 +16,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/structure/**', '**/node_modules/**'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -1,4 +1,4 @@
-import { EtcdUnaryClient, type TxnOp } from '@agent-reach/registry/store';
+import { EtcdUnaryClient, type TxnOp } from '@agent-reach/registry';
 import { Etcd3 } from 'etcd3';
 import { startEtcd } from '../test/harness/etcd.js';
 import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';

@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { connect } from 'node:net';
-import { fuzzPacket, seededRandom } from '@agent-reach/registry';
+import { fuzzPacket, seededRandom } from '@agent-reach/registry/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tcpQuery, udpQuery } from './dns-client.js';
 import { dnsPacket } from './dns-packet.js';

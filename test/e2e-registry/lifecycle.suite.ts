@@ -6,9 +6,7 @@ import { goneAfter, invoke, watchStates } from './agent-checks.js';
 import { INTERVAL_MS, TIMEOUT_MS } from './e2e-config.js';
 import type { E2eEnv } from './e2e-env.js';
 
-const BUSY_AGENT = fileURLToPath(
-  new URL('../../apps/agent-sdk/src/runtime/busy-agent.fixture.ts', import.meta.url),
-);
+const BUSY_AGENT = fileURLToPath(new URL('../../apps/agent-sdk/src/testing/busy-agent.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** SDK agent processes: listed and published; SIGKILL removes them by lease, SIGTERM at once; a busy handler starves nothing. */

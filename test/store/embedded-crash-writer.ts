@@ -1,5 +1,5 @@
 // Child process for embedded-crash.test.ts: writes registrations, reports them acknowledged, then waits to be killed.
-import { openEmbeddedStore } from '@agent-reach/registry/store';
+import { openEmbeddedStore } from '@agent-reach/registry';
 
 const [path, countText] = process.argv.slice(2);
 const store = await openEmbeddedStore({ path: path!, syncIntervalMs: 60_000 });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openEmbeddedStore } from '@agent-reach/registry/store';
+import { openEmbeddedStore } from '@agent-reach/registry';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 let dir: string;

@@ -1,5 +1,5 @@
-import { openEtcdStore, type RegistryStore } from '@agent-reach/registry/store';
-import { describeStoreContract } from '@agent-reach/registry/store/contract';
+import { openEtcdStore, type RegistryStore } from '@agent-reach/registry';
+import { describeStoreContract } from '@agent-reach/registry/testing';
 import { describe, expect, it } from 'vitest';
 import { useEtcd } from '../harness/use-etcd.js';
 

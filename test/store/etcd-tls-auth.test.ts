@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { EtcdUnaryClient, openEtcdStore } from '@agent-reach/registry/store';
+import { EtcdUnaryClient, openEtcdStore } from '@agent-reach/registry';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBody } from '../e2e-registry/http-registration.js';

@@ -1,4 +1,4 @@
-import { openEtcdStore } from '@agent-reach/registry/store';
+import { openEtcdStore } from '@agent-reach/registry';
 import { describe, expect, it } from 'vitest';
 import { useEtcd } from '../harness/use-etcd.js';
 

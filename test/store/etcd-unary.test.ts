@@ -1,6 +1,6 @@
 import http2 from 'node:http2';
 import net, { type AddressInfo } from 'node:net';
-import { EtcdCallError, EtcdUnaryClient, GRPC_STATUS, type TxnOp } from '@agent-reach/registry/store';
+import { EtcdCallError, EtcdUnaryClient, GRPC_STATUS, type TxnOp } from '@agent-reach/registry';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../harness/ports.js';
 import { useEtcd } from '../harness/use-etcd.js';

@@ -1,19 +1,12 @@
-/** Agent Reach orchestrator: discovery over DNS, planning, layered execution, traces, OTel and the run API. */
-export * from './api/index.js';
-export { compileOrchestratorConfig, loadOrchestratorConfig, type OrchestratorConfig } from './config.js';
-export * from './context/index.js';
-export * from './deliverables/index.js';
-export * from './discovery/index.js';
-export * from './execution/index.js';
+/** Agent Reach orchestrator, as other packages start and measure it: the server, its config, discovery and trace store. */
+export { compileOrchestratorConfig } from './config.js';
 export {
-  Orchestrator,
-  type OrchestratorDeps,
-  type RunRequest,
-  type RunSummary,
-  type StartedRun,
-} from './orchestrator.js';
-export * from './plan/index.js';
-export * from './planner/index.js';
-export { type RunningOrchestrator, type StartOptions, startOrchestrator } from './serve.js';
-export * from './telemetry/index.js';
-export * from './traces/index.js';
+  BIND_POOL,
+  CapabilityIndex,
+  type Discovery,
+  httpCardFetcher,
+  httpHealthCheck,
+} from './discovery/index.js';
+export type { RunSummary } from './orchestrator.js';
+export { type RunningOrchestrator, startOrchestrator } from './serve.js';
+export { openPostgresTraceStore } from './traces/index.js';

@@ -6,7 +6,7 @@ import {
   startFakeDns,
   startTestAgent,
   type TestAgent,
-} from './client-test-agents.fixture.js';
+} from '../testing/test-agents.js';
 import { ReachClient } from './reach-client.js';
 
 const closers: Array<() => Promise<void>> = [];

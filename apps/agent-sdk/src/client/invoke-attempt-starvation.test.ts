@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../testing/manual-clock.js';
-import { startTestAgent, type TestAgent } from './client-test-agents.fixture.js';
+import { startTestAgent, type TestAgent } from '../testing/test-agents.js';
 import { type AttemptOutcome, invokeAttempt } from './invoke-attempt.js';
 
 // These tests starve the loop on purpose (a synchronous busy wait) and fire the attempt's timers by

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../clock/index.js';
-import { behaviours, closedPort, startTestAgent, type TestAgent } from './client-test-agents.fixture.js';
+import { behaviours, closedPort, startTestAgent, type TestAgent } from '../testing/test-agents.js';
 import { invokeAttempt } from './invoke-attempt.js';
 
 const agents: TestAgent[] = [];

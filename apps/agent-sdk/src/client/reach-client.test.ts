@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../testing/manual-clock.js';
-import type { ReachClientOptions } from './client-options.js';
 import {
   behaviours,
   candidate,
@@ -8,7 +7,8 @@ import {
   fakeRegistry,
   startTestAgent,
   type TestAgent,
-} from './client-test-agents.fixture.js';
+} from '../testing/test-agents.js';
+import type { ReachClientOptions } from './client-options.js';
 import { ReachClient } from './reach-client.js';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));

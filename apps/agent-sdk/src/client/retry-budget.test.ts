@@ -6,7 +6,7 @@ import {
   fakeRegistry,
   startTestAgent,
   type TestAgent,
-} from './client-test-agents.fixture.js';
+} from '../testing/test-agents.js';
 import { ReachClient } from './reach-client.js';
 import { RetryBudget } from './retry-budget.js';
 

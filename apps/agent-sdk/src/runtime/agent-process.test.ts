@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChildAgent, spawnAgent } from './child-agent.fixture.js';
-import { FakeRegistry } from './fake-registry.fixture.js';
+import { type ChildAgent, spawnAgent } from '../testing/child-agent.js';
+import { FakeRegistry } from '../testing/fake-registry.js';
 
 // Child processes start through the tsx loader, which takes seconds on a busy machine.
 const STARTUP_MS = 30_000;
@@ -72,7 +72,7 @@ describe('agent processes', { timeout: 90_000 }, () => {
   it('keeps heartbeating while a CPU-bound handler blocks the main thread for 3 intervals', async () => {
     const interval = 200;
     const fake = await registry(interval);
-    const busy = agent('src/runtime/busy-agent.fixture.ts', { REACH_CONTROL_PLANE_URL: fake.url });
+    const busy = agent('src/testing/busy-agent.ts', { REACH_CONTROL_PLANE_URL: fake.url });
     const { url, instanceId } = await ready(busy);
     await fake.waitFor(() => fake.heartbeats.length >= 1, 5000, 'a first heartbeat');
     const sentAt = performance.now();
@@ -141,7 +141,7 @@ describe('agent processes', { timeout: 90_000 }, () => {
         capabilities: { spin: { constraints: { response_time_sec: 'fast' } } },
       }),
     );
-    const broken = agent('src/runtime/busy-agent.fixture.ts', {
+    const broken = agent('src/testing/busy-agent.ts', {
       REACH_CONTROL_PLANE_URL: fake.url,
       DECLARATION: file,
     });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RegisterResponse } from '../protocol/index.js';
-import { FakeRegistry, freePort } from './fake-registry.fixture.js';
+import { FakeRegistry, freePort } from '../testing/fake-registry.js';
 import { type HeartbeatEvent, HeartbeatLoop } from './heartbeat-loop.js';
 import { LoadGauge } from './load-gauge.js';
 import { silentLogger } from './logger.js';

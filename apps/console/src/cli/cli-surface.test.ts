@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { event, json, type Reply, run, sse, TRACE, traceDetail } from './cli-harness.fixture.js';
+import { event, json, type Reply, run, sse, TRACE, traceDetail } from '../testing/cli-harness.js';
 import { COMMANDS, type CommandName, type CommandSpec } from './commands-spec.js';
 
 const INSTANCE = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENV, event, json, run, sse, TRACE, traceDetail } from './cli-harness.fixture.js';
+import { ENV, event, json, run, sse, TRACE, traceDetail } from '../testing/cli-harness.js';
 
 describe('reach CLI arguments', () => {
   it('prints help and exits 0', async () => {

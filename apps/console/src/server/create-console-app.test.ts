@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeUpstream } from '../testing/fake-upstream.js';
 import { ConsoleMetrics } from './console-metrics.js';
 import { createConsoleApp } from './create-console-app.js';
-import { FakeUpstream } from './fake-upstream.js';
 
 let upstream: FakeUpstream;
 let uiDir: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeUpstream } from './fake-upstream.js';
+import { FakeUpstream } from '../testing/fake-upstream.js';
 import { startConsole } from './serve.js';
 
 let upstream: FakeUpstream;

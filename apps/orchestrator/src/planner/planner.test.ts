@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FINAL_CAPABILITY, isValidDag } from '../plan/index.js';
-import { FakeProvider, type FakeReply } from './fake-provider.js';
+import { FakeProvider, type FakeReply } from '../testing/fake-provider.js';
 import { openAiClientFactory, Planner } from './planner.js';
 import type { PlannerClock, ProviderSettings } from './types.js';
 

@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
+import { traceStoreContract } from '../testing/trace-store-contract/index.js';
 import { pgliteTraceStore } from './open-pglite.js';
-import { traceStoreContract } from './trace-store.contract.js';
 
 // One PGlite per suite (starting one takes seconds); tables are emptied before each test.
 let client: PGlite | undefined;

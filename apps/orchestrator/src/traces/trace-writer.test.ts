@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collect } from './contract-helpers.js';
+import { collect } from '../testing/trace-store-contract/helpers.js';
 import { pgliteTraceStore, type TraceBatch, type TraceStore } from './index.js';
 import { TraceWriter, type TraceWriterStore } from './trace-writer.js';
 

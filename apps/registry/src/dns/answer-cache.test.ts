@@ -1,8 +1,8 @@
 import { createSocket } from 'node:dgram';
 import dnsPacket, { type DecodedPacket, type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { AnswerCache } from './answer-cache.js';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
 import { handleMessage, type Transport } from './packet-handler.js';
 import { startDnsResponder } from './responder.js';
 import { Zone } from './zone.js';

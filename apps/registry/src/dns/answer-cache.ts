@@ -1,4 +1,4 @@
-import type { Transport } from './packet-handler.js';
+import type { Transport } from './transport.js';
 import type { ZoneSnapshot } from './zone-snapshot.js';
 
 /** Queries longer than this are answered but not cached (keys stay small). */

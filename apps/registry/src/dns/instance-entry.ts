@@ -20,7 +20,7 @@ import {
   withSvcTarget,
   type ZoneRr,
 } from './rr.js';
-import type { ZoneNode } from './zone-snapshot.js';
+import type { ZoneNode } from './zone-node.js';
 
 /** The well-known card file name published as key65409. */
 export const AGENT_CARD_WELL_KNOWN = 'agent-card.json';

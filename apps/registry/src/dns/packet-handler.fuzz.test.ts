@@ -1,7 +1,7 @@
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
-import { fuzzPacket, seededRandom } from './packet-fuzz.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
+import { fuzzPacket, seededRandom } from '../testing/packet-fuzz.js';
 import { handleMessage } from './packet-handler.js';
 import { Zone } from './zone.js';
 

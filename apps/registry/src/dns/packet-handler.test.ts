@@ -1,7 +1,7 @@
 import { decodeSvcbRdata } from '@agent-reach/sdk/svcb';
 import dnsPacket, { type DecodedPacket, type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { handleMessage, type Transport } from './packet-handler.js';
 import { Zone } from './zone.js';
 

@@ -8,6 +8,7 @@ import {
   writeHeaderOnly,
   writeResponse,
 } from './response-writer.js';
+import type { Transport } from './transport.js';
 import type { ZoneSnapshot } from './zone-snapshot.js';
 
 /** Anything that can hand out the current zone snapshot (a Zone). */
@@ -15,8 +16,7 @@ export interface SnapshotProvider {
   snapshot(): ZoneSnapshot;
 }
 
-/** The transport a message came in on: it sets the size limit of the answer. */
-export type Transport = 'udp' | 'tcp';
+export type { Transport } from './transport.js';
 
 const BADVERS = 16;
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import type { DnsResponder } from './responder.js';
 import { startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';

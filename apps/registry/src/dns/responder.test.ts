@@ -2,7 +2,7 @@ import { createSocket } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { type DnsResponder, startDnsResponder } from './responder.js';
 import { Zone } from './zone.js';
 

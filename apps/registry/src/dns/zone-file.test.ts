@@ -1,6 +1,6 @@
 import { encodeSvcbRdata, parseSvcbZoneLine } from '@agent-reach/sdk/svcb';
 import { describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { RRTYPE } from './rr.js';
 import { Zone } from './zone.js';
 import { exportZoneFile } from './zone-file.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { Zone } from './zone.js';
 import { createZoneRoutes } from './zone-routes.js';
 

@@ -3,20 +3,9 @@ import { indexTxtStrings } from './index-txt.js';
 import type { InstanceEntry } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire, ZoneNames } from './names.js';
 import { addressRr, nsRr, RRTYPE, soaRr, txtRr, type ZoneRr } from './rr.js';
+import type { RrSet, ZoneNode } from './zone-node.js';
 
-/** All records of one type at one name. */
-export interface RrSet {
-  readonly type: number;
-  readonly ttl: number;
-  readonly rrs: readonly ZoneRr[];
-}
-
-/** A name that owns records; `wire` is its relative labels in wire form (no root byte). */
-export interface ZoneNode {
-  readonly name: string;
-  readonly wire: Buffer;
-  readonly rrsets: ReadonlyMap<number, RrSet>;
-}
+export type { RrSet, ZoneNode } from './zone-node.js';
 
 /** An immutable view of the whole zone at one serial; lookups never see a half-applied change. */
 export interface ZoneSnapshot {

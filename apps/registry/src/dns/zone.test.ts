@@ -1,7 +1,7 @@
 import { decodeSvcbRdata, readAgentCard } from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
-import { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { parseIndexTxt } from './index-txt.js';
 import { RRTYPE } from './rr.js';
 import { Zone } from './zone.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { testInstance } from '../testing/routing-instances.js';
 import { CandidatePool } from './candidate-pool.js';
 import type { IndexedOperation } from './operation-index.js';
-import { testInstance } from './routing-fixtures.js';
 
 const record = testInstance('one-1');
 const offer = (): IndexedOperation => ({

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { DailyConflictReport } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeInstanceSource } from '../dns/fake-instance-source.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { FakeInstanceSource } from '../testing/fake-instance-source.js';
+import { testInstance } from '../testing/routing-instances.js';
 import { ConflictReporter, conflictReportKey } from './conflict-report.js';
 import { ConflictBook, toConflictView } from './conflicts.js';
-import { testInstance } from './routing-fixtures.js';
 
 describe('ConflictBook', () => {
   it('finds different agents declaring one operation in one domain at one priority, none substitutable', () => {

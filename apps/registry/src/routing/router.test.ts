@@ -1,9 +1,9 @@
 import { Outcome, RouteQuery, type RouteQueryInput } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeInstanceSource } from '../dns/fake-instance-source.js';
+import { FakeInstanceSource } from '../testing/fake-instance-source.js';
+import { FakeLiveness, seededRandom, testInstance } from '../testing/routing-instances.js';
 import { Router, type RouterDeps } from './router.js';
-import { FakeLiveness, seededRandom, testInstance } from './routing-fixtures.js';
 
 const q = (input: Partial<RouteQueryInput> = {}) => RouteQuery.parse({ operation: 'summarize', ...input });
 

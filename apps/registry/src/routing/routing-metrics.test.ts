@@ -2,9 +2,9 @@ import { Outcome } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { FakeInstanceSource } from '../dns/fake-instance-source.js';
+import { FakeInstanceSource } from '../testing/fake-instance-source.js';
+import { testInstance } from '../testing/routing-instances.js';
 import { Router } from './router.js';
-import { testInstance } from './routing-fixtures.js';
 
 describe('routing metrics in Prometheus', () => {
   it('exposes route cache hits, calls by who served them, retries and per-instance success and latency', async () => {

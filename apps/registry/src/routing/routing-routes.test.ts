@@ -6,12 +6,12 @@ import { ManualClock } from '@agent-reach/sdk/testing';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeInstanceSource } from '../dns/fake-instance-source.js';
 import { createErrorHandler } from '../http/index.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
+import { FakeInstanceSource } from '../testing/fake-instance-source.js';
+import { testInstance } from '../testing/routing-instances.js';
 import { ConflictReporter } from './conflict-report.js';
 import { Router } from './router.js';
-import { testInstance } from './routing-fixtures.js';
 import { createRoutingRoutes } from './routing-routes.js';
 
 let dir: string;

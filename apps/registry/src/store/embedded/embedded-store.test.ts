@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeStoreContract } from '../store.contract.js';
+import { describeStoreContract } from '../../testing/store-contract/index.js';
 import type { RegistryStore } from '../store.js';
 import { openEmbeddedStore } from './embedded-store.js';
 

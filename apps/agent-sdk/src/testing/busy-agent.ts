@@ -2,7 +2,7 @@
 // Env: REACH_CONTROL_PLANE_URL, PORT (default 0), REACH_REGISTRY_TOKEN (optional), and DECLARATION
 // (a file path) to override the built-in declaration. Also used by test/e2e-registry.
 import { isReachError } from '../protocol/index.js';
-import { AgentRuntime } from './agent-runtime.js';
+import { AgentRuntime } from '../runtime/agent-runtime.js';
 
 const runtime = new AgentRuntime({
   agentName: 'busy-agent',

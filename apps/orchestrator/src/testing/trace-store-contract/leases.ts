@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type ContractContext, ev } from './contract-helpers.js';
+import { type ContractContext, ev } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TTL = 300;

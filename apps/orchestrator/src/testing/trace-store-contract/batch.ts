@@ -1,7 +1,7 @@
 import type { ManualClock } from '@agent-reach/sdk/testing';
 import { beforeEach, expect, it } from 'vitest';
-import { type ContractContext, collect, ev, expectThrowsCode } from './contract-helpers.js';
-import type { TraceStore } from './trace-store.js';
+import type { TraceStore } from '../../traces/trace-store.js';
+import { type ContractContext, collect, ev, expectThrowsCode } from './helpers.js';
 
 /** Contract cases for a run's batched writes: a trace with its first event, and `writeBatch`. */
 export function batchCases(ctx: () => ContractContext): void {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Watch, WatchEvent } from '../store.js';
+import type { Watch, WatchEvent } from '../../store/store.js';
 import { EventLog, type StoreUnderTest, uniquePrefix, waitFor } from './harness.js';
 
 /** Applies a snapshot and then events, as every watch consumer does. */

@@ -1,8 +1,8 @@
 import type { ManualClock } from '@agent-reach/sdk/testing';
 import { beforeEach, expect, it } from 'vitest';
-import { type ContractContext, ev, expectThrowsCode } from './contract-helpers.js';
-import type { TraceEventInput } from './events.js';
-import type { TraceStore } from './trace-store.js';
+import type { TraceEventInput } from '../../traces/events.js';
+import type { TraceStore } from '../../traces/trace-store.js';
+import { type ContractContext, ev, expectThrowsCode } from './helpers.js';
 
 /** Contract cases for creating traces, events, plans, nodes and finishing. */
 export function writeCases(ctx: () => ContractContext): void {

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe } from 'vitest';
-import { electionContract } from './contract/election.contract.js';
-import type { OpenStoreUnderTest, StoreUnderTest } from './contract/harness.js';
-import { kvContract } from './contract/kv.contract.js';
-import { leaseContract } from './contract/lease.contract.js';
-import { restartContract } from './contract/restart.contract.js';
-import { watchContract } from './contract/watch.contract.js';
+import { electionContract } from './election.js';
+import type { OpenStoreUnderTest, StoreUnderTest } from './harness.js';
+import { kvContract } from './kv.js';
+import { leaseContract } from './lease.js';
+import { restartContract } from './restart.js';
+import { watchContract } from './watch.js';
 
-export type { OpenStoreUnderTest, StoreUnderTest } from './contract/harness.js';
+export type { OpenStoreUnderTest, StoreUnderTest } from './harness.js';
 
 /**
  * The behaviour every RegistryStore must show, run against each implementation (embedded and real

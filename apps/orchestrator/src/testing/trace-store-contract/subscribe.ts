@@ -1,6 +1,6 @@
 import { beforeEach, expect, it, vi } from 'vitest';
-import { type ContractContext, collect, ev } from './contract-helpers.js';
-import type { TraceStore } from './trace-store.js';
+import type { TraceStore } from '../../traces/trace-store.js';
+import { type ContractContext, collect, ev } from './helpers.js';
 
 /** Contract cases for pushed events. */
 export function subscribeCases(ctx: () => ContractContext): void {

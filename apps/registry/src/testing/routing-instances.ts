@@ -1,6 +1,6 @@
 import { Declaration, type DeclarationInput, type OperationConstraints } from '@agent-reach/sdk/protocol';
+import type { LivenessSnapshot, RoutingLiveness } from '../routing/routing-liveness.js';
 import type { InstanceRecord } from '../store/records.js';
-import type { LivenessSnapshot, RoutingLiveness } from './routing-liveness.js';
 
 /** Options of a test instance: one agent offering operations in a domain. */
 export interface TestInstanceOptions {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Leadership } from '../store.js';
+import type { Leadership } from '../../store/store.js';
 import { type StoreUnderTest, sleep, waitFor } from './harness.js';
 
 const electionName = () => `contract-${Math.random().toString(36).slice(2, 10)}`;

@@ -1,5 +1,5 @@
 // The `reach` CLI under test: a fake fetch answering by `METHOD path`, output collected per stream.
-import { cli } from './cli.js';
+import { cli } from '../cli/cli.js';
 
 interface Call {
   url: string;

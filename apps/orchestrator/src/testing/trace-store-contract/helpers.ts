@@ -1,8 +1,8 @@
 import { isReachError } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { expect } from 'vitest';
-import type { TraceEvent, TraceEventInput } from './events.js';
-import type { TraceStore } from './trace-store.js';
+import type { TraceEvent, TraceEventInput } from '../../traces/events.js';
+import type { TraceStore } from '../../traces/trace-store.js';
 
 /** The clock a contract test runs on: its wall clock starts at a fixed instant and moves with `advance`. */
 export function contractClock(): ManualClock {

@@ -1,7 +1,7 @@
 import type { ManualClock } from '@agent-reach/sdk/testing';
 import { beforeEach, expect, it } from 'vitest';
-import { type ContractContext, ev, expectThrowsCode } from './contract-helpers.js';
-import type { TraceStore } from './trace-store.js';
+import type { TraceStore } from '../../traces/trace-store.js';
+import { type ContractContext, ev, expectThrowsCode } from './helpers.js';
 
 /** Contract cases for listing, deleting and reaping traces. */
 export function queryCases(ctx: () => ContractContext): void {

@@ -1,14 +1,14 @@
 import type { ManualClock } from '@agent-reach/sdk/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe } from 'vitest';
-import { batchCases } from './contract-batch.js';
-import { type ContractContext, contractClock } from './contract-helpers.js';
-import { leaseCases } from './contract-leases.js';
-import { queryCases } from './contract-queries.js';
-import { subscribeCases } from './contract-subscribe.js';
-import { writeCases } from './contract-writes.js';
-import type { TraceStore } from './trace-store.js';
+import type { TraceStore } from '../../traces/trace-store.js';
+import { batchCases } from './batch.js';
+import { type ContractContext, contractClock } from './helpers.js';
+import { leaseCases } from './leases.js';
+import { queryCases } from './queries.js';
+import { subscribeCases } from './subscribe.js';
+import { writeCases } from './writes.js';
 
-export { collect } from './contract-helpers.js';
+export { collect } from './helpers.js';
 
 /** How the contract reaches one driver. */
 export interface TraceStoreHarness {

@@ -1,4 +1,4 @@
-import type { RegistryStore, WatchEvent } from '../store.js';
+import type { RegistryStore, WatchEvent } from '../../store/store.js';
 
 /** One store under test, as the contract suite needs it. */
 export interface StoreUnderTest {

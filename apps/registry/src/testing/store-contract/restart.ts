@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type StoreUnderTest, uniquePrefix, waitFor } from './harness.js';
-import { SHORT_TTL_MS } from './lease.contract.js';
+import { SHORT_TTL_MS } from './lease.js';
 
 /** A restart keeps durable keys and live registrations with their leases. */
 export function restartContract(ctx: () => StoreUnderTest): void {
