@@ -125,14 +125,25 @@ describe('EtcdUnaryClient (LeaseGrant and Txn over HTTP/2) against a real etcd',
     }
   });
 
-  it('goes on to the next endpoint when the first refuses connections', async () => {
+  it('goes on to the next endpoint, within the same call, when the first refuses connections', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const client = new EtcdUnaryClient([dead, cluster.etcd.endpoint], 5_000);
     try {
-      const first = await client.grantLease(10).catch((error: unknown) => error);
-      expect(first).toBeInstanceOf(EtcdCallError);
-      expect((first as EtcdCallError).code).toBe(GRPC_STATUS.UNAVAILABLE);
+      // A member that is down costs its callers nothing: the call is sent to the next one.
       expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
+      expect(await client.grantLease(10)).toMatch(/^[1-9]\d*$/);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('fails with UNAVAILABLE once every endpoint refused, trying each once', async () => {
+    const dead = [`http://127.0.0.1:${await freePort()}`, `http://127.0.0.1:${await freePort()}`];
+    const client = new EtcdUnaryClient(dead, 5_000);
+    try {
+      const failure = await client.grantLease(10).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(EtcdCallError);
+      expect((failure as EtcdCallError).code).toBe(GRPC_STATUS.UNAVAILABLE);
     } finally {
       client.close();
     }

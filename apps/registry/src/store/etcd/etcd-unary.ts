@@ -89,6 +89,8 @@ interface CallState {
   status: number | undefined;
   details: string;
   failure: Error | undefined;
+  /** The connection failed before etcd answered anything (a member that is down): another may answer. */
+  unreached: boolean;
 }
 
 /** Takes `grpc-status` from the headers (a trailers-only answer) or from the trailers. */
@@ -256,7 +258,17 @@ export class EtcdUnaryClient {
     });
   }
 
-  #call(path: string, message: Uint8Array, token?: string): Promise<Buffer> {
+  /**
+   * One call; a call whose connection failed before etcd answered anything (the member is down) goes
+   * to the next endpoint, each endpoint at most once. Sending a Txn or LeaseGrant twice is harmless:
+   * the same puts again, or a spare lease that expires unused.
+   */
+  #call(
+    path: string,
+    message: Uint8Array,
+    token?: string,
+    triesLeft = this.#endpoints.length - 1,
+  ): Promise<Buffer> {
     if (this.#closed)
       return Promise.reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'the etcd client is closed'));
     return new Promise<Buffer>((resolve, reject) => {
@@ -276,11 +288,18 @@ export class EtcdUnaryClient {
         stream = session.request(headers);
       } catch (error) {
         this.#session?.destroy();
-        reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `cannot reach etcd: ${String(error)}`));
+        if (triesLeft > 0) resolve(this.#call(path, message, token, triesLeft - 1));
+        else reject(new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `cannot reach etcd: ${String(error)}`));
         return;
       }
       // Listeners are inline and anonymous: this runs per registration (docs/registry.md, "Hot paths").
-      const call: CallState = { chunks: [], status: undefined, details: '', failure: undefined };
+      const call: CallState = {
+        chunks: [],
+        status: undefined,
+        details: '',
+        failure: undefined,
+        unreached: false,
+      };
       const timeoutMs = this.#timeoutMs;
       stream.setTimeout(timeoutMs, () => {
         call.failure = new EtcdCallError(
@@ -290,13 +309,25 @@ export class EtcdUnaryClient {
         stream.close(http2.constants.NGHTTP2_CANCEL);
         this.#probe(session);
       });
-      stream.on('response', (headers) => readStatus(call, headers));
+      let answered = false;
+      stream.on('response', (headers) => {
+        answered = true;
+        readStatus(call, headers);
+      });
       stream.on('trailers', (headers) => readStatus(call, headers));
       stream.on('data', (chunk: Buffer) => call.chunks.push(chunk));
       stream.on('error', (error: Error) => {
+        if (call.failure === undefined && !answered) call.unreached = true;
         call.failure ??= new EtcdCallError(GRPC_STATUS.UNAVAILABLE, `etcd call failed: ${error.message}`);
       });
-      stream.on('close', () => settle(call, resolve, reject));
+      stream.on('close', () => {
+        if (call.unreached && triesLeft > 0) {
+          // Whatever its events say yet, this session is done: the retry connects to the next endpoint.
+          session.destroy();
+          this.#retire(session);
+          resolve(this.#call(path, message, token, triesLeft - 1));
+        } else settle(call, resolve, reject);
+      });
       stream.end(frame(message));
     });
   }
