@@ -13,6 +13,8 @@ const USAGE = `usage: pnpm start [options]
   --registry-port N      --orchestrator-port N  --dns-port N  --console-port N  (override one)
   --data DIR             the embedded store and trace database (default ./data)
   --no-demo              no demo agents and no sample run
+  --cluster              the production shape: 3 etcd members, 2 registries, 2 orchestrators on
+                         Postgres (DATABASE_URL), console, demo agents (docs/cluster.md)
   -h, --help             this help`;
 
 function usageError(message: string): never {
@@ -32,6 +34,7 @@ function parseFlags() {
       'console-port': { type: 'string' },
       data: { type: 'string' },
       'no-demo': { type: 'boolean' },
+      cluster: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -70,6 +73,26 @@ const DEMO = flags['no-demo'] !== true;
 const REGISTRY = `http://127.0.0.1:${PORTS.registry}`;
 const ORCHESTRATOR = `http://127.0.0.1:${PORTS.orchestrator}`;
 const CONSOLE = `http://127.0.0.1:${PORTS.console}`;
+
+if (flags.cluster) {
+  const { runCluster } = await import('./cluster/run-cluster.js');
+  const { clusterPorts } = await import('./cluster/cluster-shape.js');
+  const pick = (name: 'registry' | 'orchestrator' | 'dns' | 'console') => {
+    const value = flags[`${name}-port`];
+    return value === undefined ? {} : { [name]: PORTS[name] };
+  };
+  await runCluster({
+    ports: clusterPorts(base, {
+      ...pick('registry'),
+      ...pick('orchestrator'),
+      ...pick('dns'),
+      ...pick('console'),
+    }),
+    data: DATA,
+    demo: DEMO,
+    databaseUrl: process.env.DATABASE_URL,
+  });
+}
 
 const CATALOG_AGENTS = ['planning', 'research', 'verifier', 'implementation', 'writing', 'synthesis'];
 const SAMPLE_AGENTS = ['summarizer-v2', 'translator', 'fallback-summarizer'];
