@@ -1,4 +1,5 @@
 import { benchDns } from './dns.bench.js';
+import { benchLiveness } from './liveness.bench.js';
 import { benchOrchestrator } from './orchestrator.bench.js';
 import { benchRegistry } from './registry.bench.js';
 import { benchRouting } from './routing.bench.js';
@@ -7,6 +8,7 @@ import { benchRouting } from './routing.bench.js';
 const SUITES: Record<string, () => Promise<unknown>> = {
   registry: benchRegistry,
   dns: benchDns,
+  liveness: benchLiveness,
   routing: benchRouting,
   orchestrator: benchOrchestrator,
 };
