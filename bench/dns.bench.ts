@@ -25,7 +25,7 @@ const ZONE = 'agents.internal';
 function queryFile(dir: string): string {
   const lines: string[] = [];
   for (let i = 0; i < CAPABILITIES; i++) {
-    lines.push(`_op_${i}._tcp.${ZONE} SRV`, `_op_${i}._agents.${ZONE} SVCB`);
+    lines.push(`_op_${i}._tcp.${ZONE} SRV`, `_op_${i}._a2a._agents.${ZONE} SVCB`);
   }
   const file = join(dir, 'queries.txt');
   writeFileSync(file, `${lines.join('\n')}\n`);

@@ -78,7 +78,7 @@ async function benchDiscovery(registry: RegistryProcess, fleet: AgentFleet) {
   const rawDns = () =>
     Promise.all(
       DEFAULT_CATALOG.map(async (cap) => {
-        const r = await dns.query(`_${cap}._agents.${ZONE}`, 'SVCB');
+        const r = await dns.query(`_${cap}._a2a._agents.${ZONE}`, 'SVCB');
         if (!r.ok || r.value.answers.length !== REPLICAS)
           throw new Error(`SVCB ${cap}: not ${REPLICAS} answers`);
       }),

@@ -230,7 +230,7 @@ try {
         '',
         'Agent Reach is running (embedded defaults).',
         `  registry      ${REGISTRY}   (${registered} agents registered)`,
-        `  DNS           127.0.0.1:${PORTS.dns}   e.g. dig @127.0.0.1 -p ${PORTS.dns} _writing._agents.agents.internal SVCB`,
+        `  DNS           127.0.0.1:${PORTS.dns}   e.g. dig @127.0.0.1 -p ${PORTS.dns} _writing._a2a._agents.agents.internal SVCB`,
         `  orchestrator  ${ORCHESTRATOR}`,
         `  console       ${CONSOLE}`,
         ...(sample === null ? [] : [`  sample run    "${task}" → ${sample}`]),

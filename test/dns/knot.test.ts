@@ -87,11 +87,11 @@ describe('the exported zone file', () => {
     await untilStable(async () => {
       const knot = await loadKnot();
       const ours = section(
-        await kdig(env.dns.port, '+tcp', '_summarize._agents.agents.internal', 'SVCB'),
+        await kdig(env.dns.port, '+tcp', '_summarize._a2a._agents.agents.internal', 'SVCB'),
         'ANSWER',
       );
       const theirs = section(
-        await kdig(knot.port, '+tcp', '_summarize._agents.agents.internal', 'SVCB'),
+        await kdig(knot.port, '+tcp', '_summarize._a2a._agents.agents.internal', 'SVCB'),
         'ANSWER',
       );
       expect(ours).toHaveLength(41);

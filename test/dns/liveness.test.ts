@@ -46,7 +46,7 @@ async function presence(instanceId: string): Promise<Record<string, boolean>> {
   return {
     a: await has(target, 'A', () => true),
     flatSvcb: await has(target, 'UNKNOWN_64', () => true),
-    indexSvcb: await has('_crunch._agents.agents.internal', 'UNKNOWN_64', svcbTo),
+    indexSvcb: await has('_crunch._a2a._agents.agents.internal', 'UNKNOWN_64', svcbTo),
     roleSrv: await has('_crunch._tcp.agents.internal', 'SRV', srvTo),
     genericSrv: await has('_agent._tcp.agents.internal', 'SRV', srvTo),
   };

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import { parseIndexTxt } from '@agent-reach/registry';
+import { indexedCapabilities } from '@agent-reach/sdk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig, flags, kdig, requireTool, section, status } from './dns-tools.js';
 import { agentBody, type RegistryWithDns, startRegistryWithDns } from './registry-harness.js';
@@ -80,11 +80,11 @@ describe('the responder, asked by dig, kdig and node:dns', () => {
   });
 
   it('kdig prints the SVCB parameters of the capability index and of the flat name', async () => {
-    const out = await kdig(port, '_summarize._agents.agents.internal', 'SVCB');
+    const out = await kdig(port, '_summarize._a2a._agents.agents.internal', 'SVCB');
     const answer = section(out, 'ANSWER');
     expect(answer).toHaveLength(1);
     expect(answer[0]!.slice(0, 6)).toEqual([
-      '_summarize._agents.agents.internal.',
+      '_summarize._a2a._agents.agents.internal.',
       '15',
       'IN',
       'SVCB',
@@ -92,12 +92,13 @@ describe('the responder, asked by dig, kdig and node:dns', () => {
       `${summarizer}.agents.internal.`,
     ]);
     expect(answer[0]!.slice(6)).toEqual([
+      'mandatory=alpn,port',
       'alpn=http/1.1',
       'port=8001',
       'ipv4hint=127.0.0.1',
       'key65400="http://127.0.0.1:8001/.well-known/agent-card.json"',
       `key65401="${cardSha}"`,
-      'key65409="agent-card.json"',
+      'key65402="a2a/1"',
     ]);
     expect(section(out, 'ADDITIONAL')).toContainEqual([
       `${summarizer}.agents.internal.`,
@@ -107,15 +108,26 @@ describe('the responder, asked by dig, kdig and node:dns', () => {
       '127.0.0.1',
     ]);
     const flat = section(await kdig(port, `${planner}.agents.internal`, 'SVCB'), 'ANSWER');
-    expect(flat[0]!.slice(3, 9)).toEqual(['SVCB', '1', '.', 'alpn=http/1.1', 'port=8002', 'ipv6hint=::1']);
+    expect(flat[0]!.slice(3, 10)).toEqual([
+      'SVCB',
+      '1',
+      '.',
+      'mandatory=alpn,port',
+      'alpn=http/1.1',
+      'port=8002',
+      'ipv6hint=::1',
+    ]);
     const viaDig = section(await dig(port, `${summarizer}.agents.internal`, 'SVCB'), 'ANSWER');
-    expect(viaDig[0]!.slice(4, 8)).toEqual(['1', '.', 'alpn="http/1.1"', 'port=8001']);
+    expect(viaDig[0]!.slice(4, 9)).toEqual(['1', '.', 'mandatory=alpn,port', 'alpn="http/1.1"', 'port=8001']);
   });
 
-  it('lists the capabilities in the _index TXT and serves SOA and NS at the apex', async () => {
+  it('lists the capabilities in the agents= index TXT and serves SOA and NS at the apex', async () => {
     const txt = section(await dig(port, '_index._agents.agents.internal', 'TXT'), 'ANSWER');
     const strings = txt.flatMap((rr) => rr.slice(4).map((s) => s.replace(/^"|"$/g, '')));
-    expect(parseIndexTxt(strings)).toEqual(['crunch', 'plan', 'planning', 'summarize', 'writing']);
+    expect(strings).toEqual(['agents=crunch:a2a,plan:a2a,planning:a2a,summarize:a2a,writing:a2a']);
+    expect(indexedCapabilities(strings)).toEqual(['crunch', 'plan', 'planning', 'summarize', 'writing']);
+    const caps = section(await kdig(port, '_summarize._a2a._agents.agents.internal', 'TXT'), 'ANSWER');
+    expect(caps.map((rr) => rr.slice(3))).toEqual([['TXT', '"capabilities=summarize"']]);
     const soa = section(await dig(port, 'agents.internal', 'SOA'), 'ANSWER');
     expect(soa[0]!.slice(3, 6)).toEqual(['SOA', 'ns.agents.internal.', 'hostmaster.agents.internal.']);
     expect(Number(soa[0]![6])).toBe(env.registry.zone.serial);
@@ -131,7 +143,7 @@ describe('the responder, asked by dig, kdig and node:dns', () => {
     expect(await resolver.resolve4(`${summarizer}.agents.internal`)).toEqual(['127.0.0.1']);
     expect(await resolver.resolve6(`${planner}.agents.internal`)).toEqual(['::1']);
     const txt = await resolver.resolveTxt('_index._agents.agents.internal');
-    expect(parseIndexTxt(txt.flat())).toContain('summarize');
+    expect(indexedCapabilities(txt.flat())).toContain('summarize');
     await expect(resolver.resolve4('nobody.agents.internal')).rejects.toMatchObject({ code: 'ENOTFOUND' });
     await expect(resolver.resolveSrv(`${summarizer}.agents.internal`)).rejects.toMatchObject({
       code: 'ENODATA',
@@ -148,6 +160,11 @@ describe('the responder, asked by dig, kdig and node:dns', () => {
       ['_agents.agents.internal', 'SVCB'],
       [`${summarizer}.agents.internal`, 'TXT'],
       ['_writing._tcp.agents.internal', 'A'],
+      // The DNS-AID names: an SVCB owner answers NODATA for every other type, never NXDOMAIN.
+      ['_a2a._agents.agents.internal', 'TXT'],
+      ['_summarize._a2a._agents.agents.internal', 'A'],
+      ['_summarize._a2a._agents.agents.internal', 'SRV'],
+      ['_summarize._a2a._agents.agents.internal', 'HTTPS'],
     ]) {
       const nodata = await kdig(port, name!, type!);
       expect(status(nodata), `${name} ${type}`).toBe('NOERROR');
@@ -176,10 +193,10 @@ describe('the responder, asked by dig, kdig and node:dns', () => {
   });
 
   it('sets TC for 60 instances over UDP; dig and kdig retry over TCP and get all 60', async () => {
-    const udpOnly = await dig(port, '+ignore', '_crunch._agents.agents.internal', 'SVCB');
+    const udpOnly = await dig(port, '+ignore', '_crunch._a2a._agents.agents.internal', 'SVCB');
     expect(flags(udpOnly)).toContain('tc');
     expect(section(udpOnly, 'ANSWER')).toEqual([]);
-    const out = await dig(port, '_crunch._agents.agents.internal', 'SVCB');
+    const out = await dig(port, '_crunch._a2a._agents.agents.internal', 'SVCB');
     expect(out).toContain('Truncated, retrying in TCP mode');
     expect(out).toMatch(/SERVER: 127\.0\.0\.1#\d+\(127\.0\.0\.1\) \(TCP\)/);
     const answer = section(out, 'ANSWER');

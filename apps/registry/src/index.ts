@@ -1,9 +1,9 @@
 /** Agent Reach registry, as other packages start it: the server, its DNS responder, config, logger and store. */
 export { registryConfigFrom } from './config.js';
-export { type DnsResponder, parseIndexTxt, startRegistryDns } from './dns/index.js';
+export { type DnsResponder, startRegistryDns } from './dns/index.js';
 export { registryLogger } from './logger.js';
 export { type RunningRegistry, startRegistry } from './serve.js';
-export { skydnsName } from './skydns/index.js';
+export { nameServerEntry, skydnsEntries, skydnsName, skydnsPath } from './skydns/index.js';
 export {
   EtcdCallError,
   EtcdUnaryClient,

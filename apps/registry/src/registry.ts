@@ -15,6 +15,7 @@ import { Sweeper } from './liveness/sweeper.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { createRegistrationVerbs, DeclarationLog, type RegistrationVerbs } from './registration/index.js';
 import { RoutingService } from './routing/index.js';
+import { nameServerSkydnsEntry } from './skydns/index.js';
 import { KEYS } from './store/keys.js';
 import type { RegistryStore } from './store/store.js';
 
@@ -159,6 +160,9 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     },
   });
   try {
+    // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
+    const ns = nameServerSkydnsEntry(config.reach, Math.ceil(config.heartbeatTimeoutMs / 1000));
+    if (ns !== undefined) await store.commit({ puts: [ns] });
     if (options.sweep !== false) await sweeper.start();
     await routing.start(zone);
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { DnsClient, DnsRecord, DnsResponse } from '../dns/index.js';
+import { capabilityQueryNames } from '../protocol/dns-names.js';
 import { readSvcbAnswers } from '../svcb/index.js';
 import { agentNameOfInstance, type ReachTarget } from './reach-target.js';
 
@@ -53,7 +54,7 @@ async function ask(
 }
 
 async function svcbTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
-  const packet = await ask(dns, `_${operation}._agents.${dns.zone}`, 'SVCB');
+  const packet = await ask(dns, capabilityQueryNames(operation, dns.zone).svcb, 'SVCB');
   if (!packet) return [];
   const read = readSvcbAnswers(packet.answers);
   if (!read.ok) return [];
@@ -72,7 +73,7 @@ async function svcbTargets(dns: DnsFallback, operation: string): Promise<Found[]
 }
 
 async function srvTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
-  const packet = await ask(dns, `_${operation}._tcp.${dns.zone}`, 'SRV');
+  const packet = await ask(dns, capabilityQueryNames(operation, dns.zone).roleSrv, 'SRV');
   if (!packet) return [];
   return packet.answers
     .filter((rr): rr is DnsRecord & { data: SrvData } => rr.type === TYPE_SRV)
@@ -101,8 +102,9 @@ function srvOrder(found: Found[], random: () => number): Found[] {
 }
 
 /**
- * Candidates for `operation` from DNS alone (ARCHITECTURE section 3): SVCB `_<op>._agents.<zone>`
- * first, then the role SRV `_<op>._tcp.<zone>`. Idempotency is unknown in DNS, so targets say false.
+ * Candidates for `operation` from DNS alone (ARCHITECTURE section 3): the DNS-AID SVCB
+ * `_<op>._a2a._agents.<zone>` first, then the role SRV `_<op>._tcp.<zone>`. Idempotency is unknown in
+ * DNS, so targets say false.
  */
 export async function resolveViaDns(
   dns: DnsFallback,

@@ -21,13 +21,13 @@ async function agent(output: string): Promise<TestAgent> {
 }
 
 describe('DNS fallback when the registry is unreachable', () => {
-  it('resolves candidates through SVCB _<op>._agents.<zone> and calls them', async () => {
+  it('resolves candidates through SVCB _<op>._a2a._agents.<zone> and calls them', async () => {
     const a = await agent('from svcb');
     const dns = await startFakeDns({
-      'UNKNOWN_64 _summarize._agents.agents.internal': {
+      'UNKNOWN_64 _summarize._a2a._agents.agents.internal': {
         answers: [
           toDnsPacketAnswer({
-            name: '_summarize._agents.agents.internal',
+            name: '_summarize._a2a._agents.agents.internal',
             ttl: 15,
             record: {
               priority: 1,
@@ -54,7 +54,7 @@ describe('DNS fallback when the registry is unreachable', () => {
       instance_id: 'summarizer-v2-3f9c',
       agent_name: 'summarizer-v2',
     });
-    expect(dns.seen).toEqual(['UNKNOWN_64 _summarize._agents.agents.internal']);
+    expect(dns.seen).toEqual(['UNKNOWN_64 _summarize._a2a._agents.agents.internal']);
   });
 
   it('falls back to the role SRV, ordered by priority, with addresses from the additional section', async () => {

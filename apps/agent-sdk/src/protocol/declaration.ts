@@ -76,3 +76,15 @@ export function publishedCapabilities(declaration: Declaration): string[] {
 export function isOperationIdempotent(declaration: Declaration, operation: string): boolean {
   return declaration.capabilities[operation]?.idempotent ?? declaration.idempotent;
 }
+
+/**
+ * What a published capability is, in words: the operation's own description, else the first
+ * description of an operation serving it, else the agent's.
+ */
+export function capabilityDescription(declaration: Declaration, capability: string): string | undefined {
+  const own = declaration.capabilities[capability]?.description;
+  if (own) return own;
+  for (const spec of Object.values(declaration.capabilities))
+    if (spec.description && spec.serves.includes(capability)) return spec.description;
+  return declaration.description || undefined;
+}

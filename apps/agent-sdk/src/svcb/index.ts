@@ -4,9 +4,9 @@
  * `fromDnsPacketAnswer`, `readSvcbAnswers` and `readAgentCard` forms return `{ok,value}|{ok,error}`.
  */
 export {
+  AGENT_BAP_KEY,
   AGENT_CARD_SHA256_KEY,
   AGENT_CARD_URL_KEY,
-  AGENT_CARD_WELL_KNOWN_KEY,
   type AgentCardRef,
   agentCardDigest,
   getTextParam,
@@ -27,6 +27,7 @@ export {
   toDnsPacketAnswer,
 } from './svcb-dns-packet.js';
 export {
+  DNS_AID_KEYS,
   INVALID_SVC_PARAM_KEY,
   PRIVATE_USE_KEY_MIN,
   parseSvcParamKey,

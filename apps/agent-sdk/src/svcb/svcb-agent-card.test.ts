@@ -1,13 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  AGENT_BAP_KEY,
   AGENT_CARD_SHA256_KEY,
   AGENT_CARD_URL_KEY,
   agentCardDigest,
+  DNS_AID_KEYS,
   decodeSvcbRdata,
   encodeSvcbRdata,
   formatSvcbPresentation,
   getTextParam,
+  PRIVATE_USE_KEY_MIN,
   parseSvcbPresentation,
   readAgentCard,
   setTextParam,
@@ -23,19 +26,29 @@ describe('agent card keys', () => {
     expect(agentCardDigest(new TextEncoder().encode('{"name":"planner"}'))).toBe(sha256);
   });
 
-  it('puts the three keys on the wire and reads them back', () => {
+  it('puts cap, cap-sha256 and bap on the wire as DNS-AID numbers them and reads them back', () => {
     const params = withAgentCard(
-      { alpn: ['a2a'], port: 8443 },
-      { url, sha256, wellKnown: 'agent-card.json' },
+      { mandatory: ['alpn', 'port'], alpn: ['a2a'], port: 8443 },
+      { url, sha256, bap: ['a2a/1'] },
     );
     const rec = decodeSvcbRdata(encodeSvcbRdata({ priority: 1, target: '.', params }));
-    expect(readAgentCard(rec.params)).toEqual({
-      ok: true,
-      value: { url, sha256, wellKnown: 'agent-card.json' },
-    });
+    expect(readAgentCard(rec.params)).toEqual({ ok: true, value: { url, sha256, bap: ['a2a/1'] } });
     expect(formatSvcbPresentation(rec)).toBe(
-      `1 . alpn=a2a port=8443 key65400=${url} key65401=${sha256} key65409=agent-card.json`,
+      `1 . mandatory=alpn,port alpn=a2a port=8443 key65400=${url} key65401=${sha256} key65402=a2a/1`,
     );
+  });
+
+  it('numbers the DNS-AID keys from one table, in the RFC 9460 private-use range', () => {
+    expect(DNS_AID_KEYS).toEqual({
+      cap: 65400,
+      'cap-sha256': 65401,
+      bap: 65402,
+      policy: 65403,
+      realm: 65404,
+      sig: 65405,
+    });
+    for (const key of Object.values(DNS_AID_KEYS)) expect(key).toBeGreaterThanOrEqual(PRIVATE_USE_KEY_MIN);
+    expect([AGENT_CARD_URL_KEY, AGENT_CARD_SHA256_KEY, AGENT_BAP_KEY]).toEqual([65400, 65401, 65402]);
   });
 
   it('reads the keys from presentation form', () => {
@@ -55,12 +68,9 @@ describe('agent card keys', () => {
     ['a non-http URL', { url: 'ftp://x/card.json', sha256 }, /http or https/],
     ['a hex digest', { url, sha256: 'ab'.repeat(32) }, /base64url SHA-256/],
     ['a padded digest', { url, sha256: `${sha256.slice(0, 42)}=` }, /base64url SHA-256/],
-    ['a well-known path with ..', { url, sha256, wellKnown: '../etc/passwd' }, /relative well-known path/],
-    [
-      'an absolute well-known path',
-      { url, sha256, wellKnown: '/agent-card.json' },
-      /relative well-known path/,
-    ],
+    ['an empty bap list', { url, sha256, bap: [] }, /bap list/],
+    ['a bap entry with a space', { url, sha256, bap: ['a2a 1'] }, /bap list/],
+    ['a bap entry with a comma', { url, sha256, bap: ['a2a/1,mcp'] }, /bap list/],
   ])('refuses %s', (_, card, message) => {
     expect(() => withAgentCard({}, card)).toThrow(message);
   });

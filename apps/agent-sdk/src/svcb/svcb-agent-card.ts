@@ -1,21 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { ReachError, Result } from '../protocol/errors.js';
-import { checkKeyNumber, isTypedKey } from './svcb-keys.js';
+import { checkKeyNumber, DNS_AID_KEYS, isTypedKey } from './svcb-keys.js';
 import { invalidSvcb, type SvcParams } from './svcb-types.js';
 import { asResult } from './svcb-wire.js';
 
-/** Private-use key with the agent card URL (UTF-8), DNS-AID style. */
-export const AGENT_CARD_URL_KEY = 65400;
-/** Private-use key with the card's SHA-256 digest, base64url without padding. */
-export const AGENT_CARD_SHA256_KEY = 65401;
-/** Private-use key with the card's well-known file name (`agent-card.json`). */
-export const AGENT_CARD_WELL_KNOWN_KEY = 65409;
+/** DNS-AID `cap`: the agent card URL (UTF-8). */
+export const AGENT_CARD_URL_KEY = DNS_AID_KEYS.cap;
+/** DNS-AID `cap-sha256`: the card's SHA-256 digest, base64url without padding. */
+export const AGENT_CARD_SHA256_KEY = DNS_AID_KEYS['cap-sha256'];
+/** DNS-AID `bap`: the application protocols the agent speaks (`a2a/1`). */
+export const AGENT_BAP_KEY = DNS_AID_KEYS.bap;
 
-/** Where an agent's card lives and how to check it, as carried in our private SvcParamKeys. */
+/** Where an agent's card lives, how to check it and what it speaks, as carried in DNS-AID's SvcParamKeys. */
 export interface AgentCardRef {
   url: string;
   sha256: string;
-  wellKnown?: string;
+  /** DNS-AID `bap` entries, e.g. `['a2a/1']`. */
+  bap?: string[];
 }
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -47,7 +48,7 @@ export function getTextParam(params: SvcParams, key: number): string | undefined
   }
 }
 
-/** The SHA-256 of a card body as base64url without padding: the value of key65401. */
+/** The SHA-256 of a card body as base64url without padding: the value of DNS-AID `cap-sha256`. */
 export function agentCardDigest(body: Uint8Array | string): string {
   return createHash('sha256').update(body).digest('base64url');
 }
@@ -88,23 +89,20 @@ function checkSha256(digest: string): string {
   return digest;
 }
 
-function checkWellKnown(name: string): string {
-  if (!/^[A-Za-z0-9._~-][A-Za-z0-9._~/-]*$/.test(name) || name.split('/').includes('..')) {
-    throw invalidSvcb(`"${name}" is not a relative well-known path`);
-  }
-  return name;
+const BAP_ENTRY = /^[a-z0-9][a-z0-9-]{0,62}(?:\/[0-9]{1,3})?$/;
+
+function checkBap(entries: readonly string[]): string[] {
+  if (entries.length === 0 || !entries.every((e) => BAP_ENTRY.test(e)))
+    throw invalidSvcb(`"${entries.join(',')}" is not a DNS-AID bap list (proto[/version],…)`);
+  return [...entries];
 }
 
-/** Returns params carrying the card URL, digest and (optional) well-known name; each is validated. */
+/** Returns params carrying the card URL, digest and (optional) bap list; each is validated. */
 export function withAgentCard(params: SvcParams, card: AgentCardRef): SvcParams {
   const keys = { ...params.keys };
   keys[AGENT_CARD_URL_KEY] = textParamBytes(AGENT_CARD_URL_KEY, checkUrl(card.url));
   keys[AGENT_CARD_SHA256_KEY] = textParamBytes(AGENT_CARD_SHA256_KEY, checkSha256(card.sha256));
-  if (card.wellKnown !== undefined)
-    keys[AGENT_CARD_WELL_KNOWN_KEY] = textParamBytes(
-      AGENT_CARD_WELL_KNOWN_KEY,
-      checkWellKnown(card.wellKnown),
-    );
+  if (card.bap !== undefined) keys[AGENT_BAP_KEY] = textParamBytes(AGENT_BAP_KEY, checkBap(card.bap).join(','));
   // Not `{ ...params, keys }`: on node 20 that gives every result a hidden class of its own (about 1 µs,
   // and slow reads in paramsToWire). Listing keys first (the spread may overwrite it) and setting it
   // again gives the same own properties and values with one shared hidden class.
@@ -113,16 +111,16 @@ export function withAgentCard(params: SvcParams, card: AgentCardRef): SvcParams 
   return out;
 }
 
-/** Reads and validates whichever of the three card keys are present (absent ones stay undefined). */
+/** Reads and validates whichever of the card keys are present (absent ones stay undefined). */
 export function readAgentCard(params: SvcParams): Result<Partial<AgentCardRef>, ReachError> {
   return asResult(() => {
     const url = getTextParam(params, AGENT_CARD_URL_KEY);
     const sha256 = getTextParam(params, AGENT_CARD_SHA256_KEY);
-    const wellKnown = getTextParam(params, AGENT_CARD_WELL_KNOWN_KEY);
+    const bap = getTextParam(params, AGENT_BAP_KEY);
     return {
       ...(url === undefined ? {} : { url: checkUrl(url) }),
       ...(sha256 === undefined ? {} : { sha256: checkSha256(sha256) }),
-      ...(wellKnown === undefined ? {} : { wellKnown: checkWellKnown(wellKnown) }),
+      ...(bap === undefined ? {} : { bap: checkBap(bap.split(',')) }),
     };
   });
 }

@@ -27,9 +27,9 @@ describe('dns-packet round trip', () => {
       type: 'response',
       id: 4242,
       flags: dnsPacket.AUTHORITATIVE_ANSWER,
-      questions: [svcbQuestion('_planning._agents.agents.internal')],
+      questions: [svcbQuestion('_planning._a2a._agents.agents.internal')],
       answers: [
-        toDnsPacketAnswer({ name: '_planning._agents.agents.internal', ttl: 30, record }),
+        toDnsPacketAnswer({ name: '_planning._a2a._agents.agents.internal', ttl: 30, record }),
         { type: 'A', name: 'planner-1.agents.internal', ttl: 30, data: '127.0.0.1' },
         toDnsPacketAnswer({
           name: 'agents.internal',
@@ -46,7 +46,7 @@ describe('dns-packet round trip', () => {
     const decoded = dnsPacket.decode(message);
     expect(decoded.questions?.[0]).toMatchObject({
       type: 'UNKNOWN_64',
-      name: '_planning._agents.agents.internal',
+      name: '_planning._a2a._agents.agents.internal',
     });
     const answers = decoded.answers as unknown as DnsPacketAnswerLike[];
     expect(answers.map((a) => a.type)).toEqual(['UNKNOWN_64', 'A', 'UNKNOWN_65']);
@@ -54,7 +54,7 @@ describe('dns-packet round trip', () => {
     const svcb = readSvcbAnswers(answers);
     expect(svcb).toEqual({
       ok: true,
-      value: [{ name: '_planning._agents.agents.internal', ttl: 30, class: 'IN', rrtype: 'SVCB', record }],
+      value: [{ name: '_planning._a2a._agents.agents.internal', ttl: 30, class: 'IN', rrtype: 'SVCB', record }],
     });
     const https = readSvcbAnswers(answers, 'HTTPS');
     expect(https.ok && https.value[0]?.record).toEqual({ priority: 0, target: 'x.example.', params: {} });

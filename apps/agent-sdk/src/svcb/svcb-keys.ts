@@ -14,6 +14,26 @@ export const SVC_PARAM_KEYS = {
   'tls-supported-groups': 9,
 } as const;
 
+/**
+ * DNS-AID's SvcParamKeys (the BANDAID/DNS-AID draft, section "custom SVCB parameters"), numbered as its
+ * reference implementation (dns-aid-core, `DNS_AID_KEY_MAP`) numbers them today: RFC 9460 private-use
+ * numbers until IANA assigns real ones. The one table: a renumbering is a one-line change here.
+ */
+export const DNS_AID_KEYS = {
+  /** The capability document URL: for us, the A2A agent card. */
+  cap: 65400,
+  /** base64url (no padding) SHA-256 of the exact bytes served at `cap`. */
+  'cap-sha256': 65401,
+  /** DNS-AID application protocols, `proto/major` comma-separated (`a2a/1`). */
+  bap: 65402,
+  /** URL of the agent's policy document. */
+  policy: 65403,
+  /** Multi-tenant scope token. */
+  realm: 65404,
+  /** Signature over the record (JWS). */
+  sig: 65405,
+} as const;
+
 /** Key 65535 is reserved as "Invalid key" (RFC 9460 section 14.3.2). */
 export const INVALID_SVC_PARAM_KEY = 65535;
 

@@ -203,14 +203,14 @@ describe('zone lines', () => {
 
   it('prints a DNS-AID style line', () => {
     const line = formatSvcbZoneLine({
-      owner: '_planning._agents.agents.internal',
+      owner: '_planning._a2a._agents.agents.internal',
       ttl: 30,
       class: 'IN',
       rrtype: 'SVCB',
       record: { priority: 1, target: 'planner-1.agents.internal.', params: { alpn: ['a2a'], port: 8443 } },
     });
     expect(line).toBe(
-      '_planning._agents.agents.internal. 30 IN SVCB 1 planner-1.agents.internal. alpn=a2a port=8443',
+      '_planning._a2a._agents.agents.internal. 30 IN SVCB 1 planner-1.agents.internal. alpn=a2a port=8443',
     );
   });
 });

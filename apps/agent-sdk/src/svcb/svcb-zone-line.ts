@@ -4,7 +4,7 @@ import { invalidSvcb, type SvcbRecord, type SvcbRrType } from './svcb-types.js';
 
 /** One SVCB/HTTPS resource record as a zone file states it. */
 export interface SvcbZoneRecord {
-  /** Owner name, absolute (`_planning._agents.agents.internal.`). */
+  /** Owner name, absolute (`_planning._a2a._agents.agents.internal.`). */
   owner: string;
   /** TTL in seconds, when the line gives one. */
   ttl?: number;

@@ -50,13 +50,13 @@ function svcb(cap: string, a: FakeAgent, sha = a.sha, priority = 1): FakeRecord 
   const url = `http://127.0.0.1:${a.port}/.well-known/agent-card.json`;
   return {
     type: 'SVCB',
-    name: `_${cap}._agents.${ZONE}`,
+    name: `_${cap}._a2a._agents.${ZONE}`,
     record: {
       priority,
       target: `${a.name}.${ZONE}.`,
       params: withAgentCard(
-        { alpn: ['http/1.1'], port: a.port, ipv4hint: ['127.0.0.1'] },
-        { url, sha256: sha, wellKnown: 'agent-card.json' },
+        { mandatory: ['alpn', 'port'], alpn: ['http/1.1'], port: a.port, ipv4hint: ['127.0.0.1'] },
+        { url, sha256: sha, bap: ['a2a/1'] },
       ),
     },
   };
@@ -152,7 +152,7 @@ describe('CapabilityIndex over DNS', () => {
     expect(dns.asked.udp.filter((q) => q.startsWith('_agent._tcp')).length).toBe(1);
   });
 
-  it('rejects a card whose sha256 does not match key65401', async () => {
+  it('rejects a card whose sha256 does not match cap-sha256 (key65401)', async () => {
     const good = await agent('writer-good', ['writing']);
     const bad = await agent('writer-bad', ['writing']);
     dns.records = [svcb('writing', good), svcb('writing', bad, good.sha)];
@@ -207,7 +207,7 @@ describe('CapabilityIndex over DNS', () => {
     });
     const view = (await idx.discover()).view.capabilities.writing!;
     expect(view).toMatchObject({ source: 'none', available: false, reason: 'dns_unavailable' });
-    expect(view.queries).toEqual([`_writing._agents.${ZONE} SVCB`]);
+    expect(view.queries).toEqual([`_writing._a2a._agents.${ZONE} SVCB`]);
   });
 
   it('binds a primary and at most three alternates', async () => {

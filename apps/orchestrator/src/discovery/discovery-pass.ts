@@ -1,5 +1,11 @@
 import type { DnsClient, DnsQueryType, DnsResponse } from '@agent-reach/sdk/dns';
-import { type AgentCard, CARD_PATH, cardExtension, type Result } from '@agent-reach/sdk/protocol';
+import {
+  type AgentCard,
+  CARD_PATH,
+  capabilityQueryNames,
+  cardExtension,
+  type Result,
+} from '@agent-reach/sdk/protocol';
 import type { CardCache } from './card-cache.js';
 import type { Candidate, CapabilityView, DiscoveryStats, FailedCandidate } from './discovery-view.js';
 import type { DnsAnswerCache } from './dns-answer-cache.js';
@@ -108,11 +114,11 @@ export class DiscoveryPass {
 
   /** Resolves one capability: SVCB, then role SRV, then generic SRV filtered by cards. */
   async resolve(capability: string): Promise<ResolvedCapability> {
-    const zone = this.deps.zone;
+    const owner = capabilityQueryNames(capability, this.deps.zone);
     const names: Array<[string, DnsQueryType, Tier['source']]> = [
-      [`_${capability}._agents.${zone}`, 'SVCB', 'svcb'],
-      [`_${capability}._tcp.${zone}`, 'SRV', 'role_srv'],
-      [`_agent._tcp.${zone}`, 'SRV', 'generic_srv_filtered'],
+      [owner.svcb, 'SVCB', 'svcb'],
+      [owner.roleSrv, 'SRV', 'role_srv'],
+      [owner.genericSrv, 'SRV', 'generic_srv_filtered'],
     ];
     const queries: string[] = [];
     const dnsFailures: FailedCandidate[] = [];

@@ -4,6 +4,11 @@ import { bearer, call } from '../testing/http.js';
 import { startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
 
 let t: TestRegistry;
+
+/** The SkyDNS keys of instances: all but the zone's own name-server key, written at start. */
+async function instanceSkydnsKeys() {
+  return (await t.store.list('/skydns/')).filter((kv) => kv.key !== '/skydns/internal/agents/dns/ns/ns');
+}
 afterEach(async () => {
   await t.cleanup();
 });
@@ -13,7 +18,7 @@ async function storedKeys(): Promise<string[]> {
   const all = [
     ...(await t.store.list('/reach/instances/')),
     ...(await t.store.list('/reach/declarations/')),
-    ...(await t.store.list('/skydns/')),
+    ...(await instanceSkydnsKeys()),
   ];
   return all.map((kv) => kv.key);
 }
@@ -54,6 +59,11 @@ describe('POST /v1/agents', () => {
       ttl: 15,
     });
     expect(await t.store.get(`/skydns/internal/agents/_tcp/_agent/${instance_id}`)).not.toBeNull();
+    // CoreDNS's apex NS: written at start, outside any lease, naming the DNS server callers use.
+    expect(JSON.parse((await t.store.get('/skydns/internal/agents/dns/ns/ns'))!)).toEqual({
+      host: '127.0.0.1',
+      ttl: 15,
+    });
     expect(await t.store.list('/reach/declarations/summarizer-v2/')).toHaveLength(1);
 
     const listed = await call(t.registry.app, 'GET', '/v1/agents');

@@ -1,8 +1,6 @@
 /** The registry's DNS side: the live zone, the authoritative responder and the zone-file export. */
 export { compileDnsOptions, type DnsOptions } from './dns-config.js';
-export { parseIndexTxt } from './index-txt.js';
-export { AGENT_CARD_WELL_KNOWN, instanceSvcParams } from './instance-entry.js';
-export { ZoneNames } from './names.js';
+export { instanceSvcParams } from './instance-entry.js';
 export { handleMessage, type SnapshotProvider, type Transport } from './packet-handler.js';
 export { createRegistryZone, startRegistryDns } from './registry-dns.js';
 export { type DnsResponder, type DnsResponderOptions, startDnsResponder } from './responder.js';

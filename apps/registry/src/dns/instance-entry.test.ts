@@ -30,6 +30,8 @@ function referenceSvcb(record: ReturnType<typeof instanceRecord>, target: string
   return Buffer.from([
     ...u16(1),
     ...wireName(target),
+    // mandatory=alpn,port (RFC 9460 section 8: the keys in increasing order).
+    ...param(0, [...u16(1), ...u16(3)]),
     ...param(
       1,
       alpn.flatMap((id) => [id.length, ...Buffer.from(id, 'latin1')]),
@@ -38,7 +40,8 @@ function referenceSvcb(record: ReturnType<typeof instanceRecord>, target: string
     ...param(v6 ? 6 : 4, rdataOf(v6 ? 'AAAA' : 'A', host)),
     ...param(65400, Buffer.from(record.card_url)),
     ...param(65401, Buffer.from(record.card_sha256)),
-    ...param(65409, Buffer.from('agent-card.json')),
+    // DNS-AID bap: the protocol and its major version.
+    ...param(65402, Buffer.from('a2a/1')),
   ]);
 }
 

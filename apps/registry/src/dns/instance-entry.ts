@@ -1,4 +1,8 @@
 import {
+  capabilityDescription,
+  capabilityTxtStrings,
+  DNS_AID_BAP,
+  DnsNames,
   err,
   isReachError,
   ok,
@@ -8,22 +12,20 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
-import { absoluteName, HOST_LABEL, labelsToWire, nameToWire, RESERVED_LABELS, ZoneNames } from './names.js';
+import { absoluteName, HOST_LABEL, labelsToWire, nameToWire, RESERVED_LABELS } from './names.js';
 import {
   addressRr,
   RRTYPE,
   srvRr,
   srvRrWithTargetWire,
   svcbRr,
+  txtRr,
   withSrvWeight,
   withSvcPriority,
   withSvcTarget,
   type ZoneRr,
 } from './rr.js';
 import type { ZoneNode } from './zone-node.js';
-
-/** The well-known card file name published as key65409. */
-export const AGENT_CARD_WELL_KNOWN = 'agent-card.json';
 
 /** One instance's DNS data, encoded once per registration change and reused by every rebuild. */
 export interface InstanceEntry {
@@ -33,8 +35,12 @@ export interface InstanceEntry {
   /** Absolute target name (`<instance>.<zone>.`). */
   readonly target: string;
   readonly capabilities: readonly string[];
-  /** Per capability: its SVCB index name and role SRV name (null for `agent`, which `_agent._tcp` covers). */
-  readonly services: readonly { capability: string; svcbName: string; srvName: string | null }[];
+  /**
+   * Per capability: its DNS-AID name (`_<cap>._a2a._agents`, SVCB and TXT), the TXT this instance would
+   * put there (`capabilities=`, `description=`), and its role SRV name (null for `agent`, which
+   * `_agent._tcp` covers).
+   */
+  readonly services: readonly { capability: string; svcbName: string; txt: ZoneRr; srvName: string | null }[];
   readonly address: { readonly type: number; readonly rr: ZoneRr };
   /** `1 . alpn=… port=…` at the instance's own name. */
   readonly selfSvcb: ZoneRr;
@@ -89,13 +95,13 @@ function memo2<T>(make: (high: number, low: number) => T): (high: number, low: n
   return (high, low) => byKey(high * 0x10000 + low);
 }
 
-/** The SvcParams every SVCB record of an instance carries (ARCHITECTURE section 3). */
+/** The SvcParams every SVCB record of an instance carries (ARCHITECTURE section 3, DNS-AID's layout). */
 export function instanceSvcParams(record: InstanceRecord): SvcParams {
   const { endpoint } = record;
   const hint = endpoint.host.includes(':') ? { ipv6hint: [endpoint.host] } : { ipv4hint: [endpoint.host] };
   return withAgentCard(
-    { alpn: [...endpoint.alpn], port: endpoint.port, ...hint },
-    { url: record.card_url, sha256: record.card_sha256, wellKnown: AGENT_CARD_WELL_KNOWN },
+    { mandatory: ['alpn', 'port'], alpn: [...endpoint.alpn], port: endpoint.port, ...hint },
+    { url: record.card_url, sha256: record.card_sha256, bap: [DNS_AID_BAP] },
   );
 }
 
@@ -112,7 +118,7 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
       }),
     );
   }
-  const name = ZoneNames.instance(label);
+  const name = DnsNames.instance(label);
   const target = absoluteName(name, apex);
   try {
     const params = instanceSvcParams(record);
@@ -135,12 +141,13 @@ export function instanceEntry(record: InstanceRecord, apex: string): Result<Inst
       target,
       capabilities,
       services: capabilities.map((capability) => {
-        const srvName = ZoneNames.capabilitySrv(capability);
+        const srvName = DnsNames.capabilitySrv(capability);
         // `_agent._tcp` is the generic index; a capability named `agent` is already inside it.
         return {
           capability,
-          svcbName: ZoneNames.capabilitySvcb(capability),
-          srvName: srvName === ZoneNames.genericSrv ? null : srvName,
+          svcbName: DnsNames.capabilitySvcb(capability),
+          txt: txtRr(capabilityTxtStrings(capability, capabilityDescription(record.declaration, capability))),
+          srvName: srvName === DnsNames.genericSrv ? null : srvName,
         };
       }),
       address,

@@ -28,7 +28,7 @@ describe('labelsToWire and nameToWire', () => {
     'summarizer-v2-3f9c',
     'sum-1.agents.internal',
     'sum-1.agents.internal.',
-    '_writing._agents',
+    '_writing._a2a._agents',
     'é.ü',
     '\u0100x.y',
     `${'a'.repeat(300)}.b`,

@@ -6,17 +6,6 @@ export const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Labels the zone itself uses below the apex; an instance may not take them. */
 export const RESERVED_LABELS: ReadonlySet<string> = new Set(['ns']);
 
-/** The relative names (without the apex) of every kind of node in the zone. */
-export const ZoneNames = {
-  apex: '',
-  nameServer: 'ns',
-  instance: (label: string) => label,
-  capabilitySvcb: (capability: string) => `_${capability}._agents`,
-  capabilitySrv: (capability: string) => `_${capability}._tcp`,
-  genericSrv: '_agent._tcp',
-  index: '_index._agents',
-} as const;
-
 /** Checks and normalises a zone name (`agents.internal`, no trailing dot, lower-case). */
 export function normaliseZoneName(zone: string): string {
   const name = zone.toLowerCase().replace(/\.$/, '');

@@ -80,7 +80,7 @@ describe('handleMessage', () => {
   });
 
   it('answers SVCB through the codec with AAAA glue for the target', () => {
-    const reply = ask(zone, query('_plan._agents.agents.internal', SVCB));
+    const reply = ask(zone, query('_plan._a2a._agents.agents.internal', SVCB));
     expect(reply.answers).toHaveLength(1);
     const svcb = decodeSvcbRdata(reply.answers[0]!.data as Buffer);
     expect(svcb).toMatchObject({
@@ -104,6 +104,11 @@ describe('handleMessage', () => {
       ['summarizer-a1.agents.internal', 'TXT'],
       ['_tcp.agents.internal', 'SRV'],
       ['_agents.agents.internal', 'A'],
+      ['_a2a._agents.agents.internal', 'TXT'],
+      // A DNS-AID name with an SVCB exists for every other type too: NODATA, never NXDOMAIN.
+      ['_plan._a2a._agents.agents.internal', 'A'],
+      ['_plan._a2a._agents.agents.internal', 'SRV'],
+      ['_plan._a2a._agents.agents.internal', 'UNKNOWN_65'],
       ['summarizer-a1.agents.internal', 'UNKNOWN_65'],
     ] as const) {
       const nodata = ask(zone, query(name, type));
@@ -133,7 +138,7 @@ describe('handleMessage', () => {
     expect(ns.answers).toMatchObject([{ type: 'NS', data: 'ns.agents.internal' }]);
     expect(ns.additionals.filter((a) => a.type === 'A')).toMatchObject([{ data: '127.0.0.1' }]);
     const txt = ask(zone, query('_index._agents.agents.internal', 'TXT'));
-    expect((txt.answers[0]!.data as Buffer[]).map(String).join('')).toBe('plan summarize writing');
+    expect((txt.answers[0]!.data as Buffer[]).map(String)).toEqual(['agents=plan:a2a,summarize:a2a,writing:a2a']);
     const any = ask(zone, query('summarizer-a1.agents.internal', 'ANY'));
     expect(any.answers.map((a) => a.type).sort()).toEqual(['A', SVCB]);
     expect(any.additionals.filter((a) => a.type === 'A')).toEqual([]);
@@ -147,13 +152,13 @@ describe('handleMessage', () => {
       }),
     );
     const big = zoneWith(...many);
-    const udp = ask(big, query('_crunch._agents.agents.internal', SVCB));
+    const udp = ask(big, query('_crunch._a2a._agents.agents.internal', SVCB));
     expect(udp.flag_tc).toBe(true);
     expect(udp.answers).toEqual([]);
     expect(
-      handleMessage(big, query('_crunch._agents.agents.internal', SVCB), 'udp')!.length,
+      handleMessage(big, query('_crunch._a2a._agents.agents.internal', SVCB), 'udp')!.length,
     ).toBeLessThanOrEqual(1232);
-    const tcp = ask(big, query('_crunch._agents.agents.internal', SVCB), 'tcp');
+    const tcp = ask(big, query('_crunch._a2a._agents.agents.internal', SVCB), 'tcp');
     expect(tcp.flag_tc).toBe(false);
     expect(tcp.answers).toHaveLength(60);
     expect(tcp.additionals.filter((a) => a.type === 'A')).toHaveLength(60);
@@ -175,7 +180,7 @@ describe('handleMessage', () => {
         capabilities: ['crunch'],
       }),
     );
-    const reply = handleMessage(zoneWith(...many), query('_crunch._agents.agents.internal', SVCB), 'tcp')!;
+    const reply = handleMessage(zoneWith(...many), query('_crunch._a2a._agents.agents.internal', SVCB), 'tcp')!;
     expect(reply.length).toBeLessThanOrEqual(65_535);
     const decoded = dnsPacket.decode(reply) as Reply;
     expect(decoded.flag_tc).toBe(true);

@@ -34,7 +34,7 @@ describe('the registry zone', () => {
     const text = await zoneFile.text();
     expect(text).toContain(`${instance_id}.agents.internal.\t15\tIN\tA\t127.0.0.1`);
     expect(text).toContain(
-      `_summarize._agents.agents.internal.\t15\tIN\tSVCB\t10 ${instance_id}.agents.internal.`,
+      `_summarize._a2a._agents.agents.internal.\t15\tIN\tSVCB\t10 ${instance_id}.agents.internal.`,
     );
 
     const gone = await call(
@@ -60,7 +60,7 @@ describe('the registry zone', () => {
     for (const [name, type] of [
       [`${instance_id}.agents.internal`, 'A'],
       [`${instance_id}.agents.internal`, 'UNKNOWN_64'],
-      ['_summarize._agents.agents.internal', 'UNKNOWN_64'],
+      ['_summarize._a2a._agents.agents.internal', 'UNKNOWN_64'],
       ['_agent._tcp.agents.internal', 'SRV'],
     ] as const) {
       expect(ask(t, name, type).rcode, name).toBe('NXDOMAIN');

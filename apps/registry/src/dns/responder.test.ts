@@ -92,11 +92,11 @@ describe('startDnsResponder', () => {
   });
 
   it('truncates a large UDP answer and gives it whole over TCP', async () => {
-    const udp = await udpAsk(responder.port, query('_crunch._agents.agents.internal', 'UNKNOWN_64'));
+    const udp = await udpAsk(responder.port, query('_crunch._a2a._agents.agents.internal', 'UNKNOWN_64'));
     expect(udp.flag_tc).toBe(true);
     const socket = connect(responder.port, '127.0.0.1');
     const replies = readFrames(socket, 1);
-    socket.write(frame(query('_crunch._agents.agents.internal', 'UNKNOWN_64')));
+    socket.write(frame(query('_crunch._a2a._agents.agents.internal', 'UNKNOWN_64')));
     expect((await replies)[0]!.answers).toHaveLength(60);
     socket.destroy();
   });

@@ -33,7 +33,10 @@ describe('exportZoneFile', () => {
     expect(text).toContain(
       '_writing._tcp.agents.internal.\t15\tIN\tSRV\t10 50 8001 summarizer-a1.agents.internal.\n',
     );
-    expect(text).toContain('_index._agents.agents.internal.\t15\tIN\tTXT\t"plan summarize writing"\n');
+    expect(text).toContain(
+      '_index._agents.agents.internal.\t15\tIN\tTXT\t"agents=plan:a2a,summarize:a2a,writing:a2a"\n',
+    );
+    expect(text).toMatch(/\n_plan\._a2a\._agents\.agents\.internal\.\t15\tIN\tTXT\t"capabilities=plan"( "description=[^"]*")?\n/);
   });
 
   it('prints SVCB in presentation form that parses back to the same wire bytes', () => {
@@ -51,7 +54,7 @@ describe('exportZoneFile', () => {
       );
     }
     expect(lines.find((l) => l.startsWith('planner-b2.'))).toMatch(
-      /SVCB\t1 \. alpn=http\/1\.1 port=8002 ipv6hint=fd00::2 key65400=http:\/\/\[fd00::2\]:8002\/\.well-known\/agent-card\.json key65401=[A-Za-z0-9_-]{43} key65409=agent-card\.json$/,
+      /SVCB\t1 \. mandatory=alpn,port alpn=http\/1\.1 port=8002 ipv6hint=fd00::2 key65400=http:\/\/\[fd00::2\]:8002\/\.well-known\/agent-card\.json key65401=[A-Za-z0-9_-]{43} key65402=a2a\/1$/,
     );
   });
 });

@@ -1,7 +1,7 @@
+import { DnsNames, indexTxtStrings } from '@agent-reach/sdk/protocol';
 import { type WeightOf, wireWeight } from '../weights/weight-of.js';
-import { indexTxtStrings } from './index-txt.js';
 import type { InstanceEntry } from './instance-entry.js';
-import { absoluteName, ancestorsOf, labelsToWire, ZoneNames } from './names.js';
+import { absoluteName, ancestorsOf, labelsToWire } from './names.js';
 import { addressRr, nsRr, RRTYPE, soaRr, txtRr, type ZoneRr } from './rr.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
 
@@ -75,27 +75,29 @@ class NodeBuilder {
 export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
   const { apex, ttl } = input;
   const nodes = new NodeBuilder();
-  const nsName = absoluteName(ZoneNames.nameServer, apex);
+  const nsName = absoluteName(DnsNames.nameServer, apex);
   const soa = soaRr({
     mname: nsName,
     rname: absoluteName('hostmaster', apex),
     serial: input.serial,
     ...input.timers,
   });
-  nodes.add(ZoneNames.apex, RRTYPE.SOA, soa);
+  nodes.add(DnsNames.apex, RRTYPE.SOA, soa);
   if (input.nameServerAddress !== undefined) {
-    nodes.add(ZoneNames.apex, RRTYPE.NS, nsRr(nsName, ZoneNames.nameServer));
+    nodes.add(DnsNames.apex, RRTYPE.NS, nsRr(nsName, DnsNames.nameServer));
     const ns = addressRr(input.nameServerAddress);
-    nodes.add(ZoneNames.nameServer, ns.type, ns.rr);
+    nodes.add(DnsNames.nameServer, ns.type, ns.rr);
   } else {
-    nodes.add(ZoneNames.apex, RRTYPE.NS, nsRr(nsName));
+    nodes.add(DnsNames.apex, RRTYPE.NS, nsRr(nsName));
   }
 
   const capabilities = new Set<string>();
   for (const entry of input.entries) {
     const generic = wireWeight(input.weightOf(entry.record));
-    nodes.add(ZoneNames.genericSrv, RRTYPE.SRV, entry.srv(generic.srvPriority, generic.weight));
+    nodes.add(DnsNames.genericSrv, RRTYPE.SRV, entry.srv(generic.srvPriority, generic.weight));
     for (const service of entry.services) {
+      // The first instance (in the stable order) to offer a capability gives its DNS-AID TXT.
+      if (!capabilities.has(service.capability)) nodes.add(service.svcbName, RRTYPE.TXT, service.txt);
       capabilities.add(service.capability);
       const w = wireWeight(input.weightOf(entry.record, service.capability));
       nodes.add(service.svcbName, RRTYPE.SVCB, entry.indexSvcbAt(w.svcPriority));
@@ -104,7 +106,7 @@ export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
     }
   }
   for (const strings of indexTxtStrings([...capabilities].sort()))
-    nodes.add(ZoneNames.index, RRTYPE.TXT, txtRr(strings));
+    nodes.add(DnsNames.index, RRTYPE.TXT, txtRr(strings));
 
   const built = nodes.build(ttl);
   // Instance labels hold nothing but the instance's own records (names.ts reserves the others).
@@ -121,7 +123,7 @@ export function buildSnapshot(input: SnapshotInput): ZoneSnapshot {
     apexWireLength: apex.length + 2,
     serial: input.serial,
     ttl,
-    soa: built.get(ZoneNames.apex)!.rrsets.get(RRTYPE.SOA)!,
+    soa: built.get(DnsNames.apex)!.rrsets.get(RRTYPE.SOA)!,
     nodes: built,
     emptyNonTerminals,
   };

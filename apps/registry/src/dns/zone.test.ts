@@ -1,8 +1,8 @@
+import { indexedCapabilities } from '@agent-reach/sdk/protocol';
 import { decodeSvcbRdata, readAgentCard } from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
-import { parseIndexTxt } from './index-txt.js';
 import { RRTYPE } from './rr.js';
 import { Zone } from './zone.js';
 import type { ZoneSnapshot } from './zone-snapshot.js';
@@ -25,17 +25,19 @@ function srvs(snapshot: ZoneSnapshot, name: string) {
   });
 }
 
+/** The character-strings of every TXT RR at `name`. */
+function txtStrings(snapshot: ZoneSnapshot, name: string): string[][] {
+  return (snapshot.nodes.get(name)?.rrsets.get(RRTYPE.TXT)?.rrs ?? []).map((rr) => {
+    const strings: string[] = [];
+    for (let at = 0; at < rr.rdata.length; at += rr.rdata[at]! + 1) {
+      strings.push(rr.rdata.subarray(at + 1, at + 1 + rr.rdata[at]!).toString());
+    }
+    return strings;
+  });
+}
+
 function txt(snapshot: ZoneSnapshot): string[] {
-  return snapshot.nodes
-    .get('_index._agents')!
-    .rrsets.get(RRTYPE.TXT)!
-    .rrs.flatMap((rr) => {
-      const strings: string[] = [];
-      for (let at = 0; at < rr.rdata.length; at += rr.rdata[at]! + 1) {
-        strings.push(rr.rdata.subarray(at + 1, at + 1 + rr.rdata[at]!).toString());
-      }
-      return parseIndexTxt(strings);
-    });
+  return indexedCapabilities(txtStrings(snapshot, '_index._agents').flat());
 }
 
 describe('Zone', () => {
@@ -60,19 +62,19 @@ describe('Zone', () => {
       '',
       '_agent._tcp',
       '_index._agents',
-      '_plan._agents',
+      '_plan._a2a._agents',
       '_plan._tcp',
-      '_planning._agents',
+      '_planning._a2a._agents',
       '_planning._tcp',
-      '_summarize._agents',
+      '_summarize._a2a._agents',
       '_summarize._tcp',
-      '_writing._agents',
+      '_writing._a2a._agents',
       '_writing._tcp',
       'ns',
       'planner-b2',
       'summarizer-a1',
     ]);
-    expect([...snap.emptyNonTerminals].sort()).toEqual(['_agents', '_tcp']);
+    expect([...snap.emptyNonTerminals].sort()).toEqual(['_a2a._agents', '_agents', '_tcp']);
     expect(rdatas(snap, 'summarizer-a1', RRTYPE.A)).toEqual([Buffer.from([10, 0, 0, 1])]);
     expect(rdatas(snap, 'planner-b2', RRTYPE.AAAA)[0]!.toString('hex')).toBe(
       'fd000000000000000000000000000007',
@@ -85,6 +87,12 @@ describe('Zone', () => {
       'summarizer-a1.agents.internal',
     ]);
     expect(txt(snap)).toEqual(['plan', 'planning', 'summarize', 'writing']);
+    expect(txtStrings(snap, '_index._agents')).toEqual([
+      ['agents=plan:a2a,planning:a2a,summarize:a2a,writing:a2a'],
+    ]);
+    // Each DNS-AID name also has its capabilities= TXT, so it exists for every type (NODATA, not NXDOMAIN).
+    for (const capability of ['plan', 'planning', 'summarize', 'writing'])
+      expect(txtStrings(snap, `_${capability}._a2a._agents`)[0]![0]).toBe(`capabilities=${capability}`);
     expect(snap.nodes.get('')!.rrsets.has(RRTYPE.SOA)).toBe(true);
     expect(snap.nodes.get('')!.rrsets.has(RRTYPE.NS)).toBe(true);
     expect(snap.ttl).toBe(15);
@@ -99,17 +107,22 @@ describe('Zone', () => {
     const snap = new Zone(source, options).snapshot();
     const self = decodeSvcbRdata(rdatas(snap, 'summarizer-a1', RRTYPE.SVCB)[0]!);
     expect(self).toMatchObject({ priority: 1, target: '.' });
-    expect(self.params).toMatchObject({ alpn: ['http/1.1'], port: 8001, ipv4hint: ['10.0.0.1'] });
+    expect(self.params).toMatchObject({
+      mandatory: ['alpn', 'port'],
+      alpn: ['http/1.1'],
+      port: 8001,
+      ipv4hint: ['10.0.0.1'],
+    });
     const card = readAgentCard(self.params);
     expect(card).toEqual({
       ok: true,
       value: {
         url: 'http://10.0.0.1:8001/.well-known/agent-card.json',
         sha256: source.get('summarizer-a1')!.card_sha256,
-        wellKnown: 'agent-card.json',
+        bap: ['a2a/1'],
       },
     });
-    const index = rdatas(snap, '_summarize._agents', RRTYPE.SVCB).map(decodeSvcbRdata);
+    const index = rdatas(snap, '_summarize._a2a._agents', RRTYPE.SVCB).map(decodeSvcbRdata);
     expect(index.map((r) => [r.priority, r.target, r.params.port])).toEqual([
       [10, 'summarizer-a1.agents.internal.', 8001],
       [10, 'summarizer-c3.agents.internal.', 8003],
@@ -169,7 +182,7 @@ describe('Zone', () => {
     zone.setWeightOf((_record, capability) => ({ priority: capability ? 3 : 7, weight }));
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ priority: 3, weight: 40 }]);
     expect(srvs(zone.snapshot(), '_agent._tcp')).toMatchObject([{ priority: 7, weight: 40 }]);
-    expect(decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._agents', RRTYPE.SVCB)[0]!).priority).toBe(3);
+    expect(decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._a2a._agents', RRTYPE.SVCB)[0]!).priority).toBe(3);
     weight = 55;
     const before = zone.serial;
     zone.weightsChanged();
@@ -177,7 +190,7 @@ describe('Zone', () => {
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ weight: 55 }]);
     // SvcPriority 0 would turn the record into AliasMode: it is kept at 1 or more.
     zone.setWeightOf(() => ({ priority: 0, weight: 1e9 }));
-    expect(decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._agents', RRTYPE.SVCB)[0]!).priority).toBe(1);
+    expect(decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._a2a._agents', RRTYPE.SVCB)[0]!).priority).toBe(1);
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ priority: 0, weight: 65_535 }]);
   });
 
@@ -217,7 +230,7 @@ describe('Zone', () => {
     );
     const snap = new Zone(source, options).snapshot();
     expect(srvs(snap, '_agent._tcp')).toHaveLength(2);
-    expect(rdatas(snap, '_agent._agents', RRTYPE.SVCB)).toHaveLength(1);
+    expect(rdatas(snap, '_agent._a2a._agents', RRTYPE.SVCB)).toHaveLength(1);
   });
 
   it('splits a long capability index into TXT strings of at most 255 bytes', () => {
@@ -229,9 +242,14 @@ describe('Zone', () => {
     source.put(makeInstance('many-a1', { capabilities }));
     const snap = new Zone(source, options).snapshot();
     expect(txt(snap)).toEqual(capabilities);
-    const rdata = rdatas(snap, '_index._agents', RRTYPE.TXT)[0]!;
-    expect(rdata[0]).toBeLessThanOrEqual(255);
-    expect(rdata.length).toBeGreaterThan(255);
+    const [strings, ...more] = txtStrings(snap, '_index._agents');
+    expect(more).toEqual([]);
+    expect(strings!.length).toBeGreaterThan(1);
+    // Each string is a whole DNS-AID list: a reader that takes one string still gets whole entries.
+    for (const s of strings!) {
+      expect(Buffer.byteLength(s)).toBeLessThanOrEqual(255);
+      expect(s).toMatch(/^agents=capability_number_\d{3}:a2a(,capability_number_\d{3}:a2a)*$/);
+    }
   });
 
   it('rejects a bad zone name with a config error', () => {

@@ -1,6 +1,7 @@
 export {
   DEFAULT_SRV_PRIORITY,
   GENERIC_SERVICE,
+  nameServerEntry,
   type SkydnsEntry,
   type SkydnsService,
   type SrvWeights,
@@ -8,3 +9,4 @@ export {
   srvEntries,
 } from './skydns-entries.js';
 export { skydnsName, skydnsPath } from './skydns-path.js';
+export { nameServerSkydnsEntry } from './name-server.js';

@@ -1,12 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { instanceRecord } from '../testing/fixtures.js';
-import { skydnsEntries, srvEntries } from './skydns-entries.js';
+import { nameServerEntry, skydnsEntries, srvEntries } from './skydns-entries.js';
 import { skydnsName, skydnsPath } from './skydns-path.js';
 
+const SUMMARIZE = 'Summarise a text to a given length.';
+
+/** The fixture record with a description on its operation (it also serves `writing`). */
+function described() {
+  const record = instanceRecord();
+  record.declaration.capabilities.summarize!.description = SUMMARIZE;
+  return record;
+}
+
 describe('skydnsEntries', () => {
-  it('publishes address, role SRV, generic SRV and index TXT in CoreDNS format', () => {
-    const entries = skydnsEntries(instanceRecord(), 'agents.internal', 15);
+  it('publishes address, role SRV, generic SRV, DNS-AID TXTs and index TXT in CoreDNS format', () => {
+    const entries = skydnsEntries(described(), 'agents.internal', 15);
     const byKey = Object.fromEntries(entries.map((entry) => [entry.key, JSON.parse(entry.value)]));
     expect(byKey).toEqual({
       '/skydns/internal/agents/summarizer-v2-3f9c': { host: '127.0.0.1', ttl: 15 },
@@ -31,8 +40,30 @@ describe('skydnsEntries', () => {
         weight: 80,
         ttl: 15,
       },
-      '/skydns/internal/agents/_agents/_index/_summarize/summarizer-v2-3f9c': { text: 'summarize', ttl: 15 },
-      '/skydns/internal/agents/_agents/_index/_writing/summarizer-v2-3f9c': { text: 'writing', ttl: 15 },
+      '/skydns/internal/agents/_agents/_a2a/_summarize/summarizer-v2-3f9c': {
+        text: 'capabilities=summarize',
+        ttl: 15,
+      },
+      '/skydns/internal/agents/_agents/_a2a/_summarize/_description/summarizer-v2-3f9c': {
+        text: `description=${SUMMARIZE}`,
+        ttl: 15,
+      },
+      '/skydns/internal/agents/_agents/_index/_summarize/summarizer-v2-3f9c': {
+        text: 'agents=summarize:a2a',
+        ttl: 15,
+      },
+      '/skydns/internal/agents/_agents/_a2a/_writing/summarizer-v2-3f9c': {
+        text: 'capabilities=writing',
+        ttl: 15,
+      },
+      '/skydns/internal/agents/_agents/_a2a/_writing/_description/summarizer-v2-3f9c': {
+        text: `description=${SUMMARIZE}`,
+        ttl: 15,
+      },
+      '/skydns/internal/agents/_agents/_index/_writing/summarizer-v2-3f9c': {
+        text: 'agents=writing:a2a',
+        ttl: 15,
+      },
     });
     // Field order as CoreDNS's own examples: host, port, priority, weight, ttl.
     expect(entries.find((e) => e.key.endsWith('_summarize/summarizer-v2-3f9c'))?.value).toBe(
@@ -53,7 +84,7 @@ describe('skydnsEntries', () => {
   });
 
   it('maps every key back to the DNS name it answers, per CoreDNS msg.Domain', () => {
-    const names = skydnsEntries(instanceRecord(), 'agents.internal', 15).map((entry) =>
+    const names = skydnsEntries(described(), 'agents.internal', 15).map((entry) =>
       skydnsName(entry.key),
     );
     expect(names).toEqual([
@@ -61,9 +92,25 @@ describe('skydnsEntries', () => {
       'summarizer-v2-3f9c._agent._tcp.agents.internal.',
       'summarizer-v2-3f9c._summarize._tcp.agents.internal.',
       'summarizer-v2-3f9c._writing._tcp.agents.internal.',
+      'summarizer-v2-3f9c._summarize._a2a._agents.agents.internal.',
+      'summarizer-v2-3f9c._description._summarize._a2a._agents.agents.internal.',
       'summarizer-v2-3f9c._summarize._index._agents.agents.internal.',
+      'summarizer-v2-3f9c._writing._a2a._agents.agents.internal.',
+      'summarizer-v2-3f9c._description._writing._a2a._agents.agents.internal.',
       'summarizer-v2-3f9c._writing._index._agents.agents.internal.',
     ]);
+  });
+
+  it('leaves the description out when the declaration has none, and names the zone’s NS in ns.dns', () => {
+    const keys = skydnsEntries(instanceRecord(), 'agents.internal', 15).map((entry) => entry.key);
+    expect(keys.filter((key) => key.includes('_description'))).toEqual([]);
+    expect(keys).toContain('/skydns/internal/agents/_agents/_a2a/_writing/summarizer-v2-3f9c');
+    const ns = nameServerEntry('agents.internal', '10.96.0.10', 15);
+    expect(ns).toEqual({
+      key: '/skydns/internal/agents/dns/ns/ns',
+      value: '{"host":"10.96.0.10","ttl":15}',
+    });
+    expect(skydnsName(ns.key)).toBe('ns.ns.dns.agents.internal.');
   });
 
   it('rewrites only the SRV messages for a weight change, exactly as the full set carries them', () => {

@@ -1,4 +1,10 @@
-import { publishedCapabilities } from '@agent-reach/sdk/protocol';
+import {
+  capabilityDescription,
+  capabilityTxtStrings,
+  DNS_AID_PROTOCOL,
+  indexTxtStrings,
+  publishedCapabilities,
+} from '@agent-reach/sdk/protocol';
 import type { InstanceRecord } from '../store/records.js';
 import { skydnsPath } from './skydns-path.js';
 
@@ -66,8 +72,11 @@ const ttlOf = (ttlSec: number): number => Math.max(1, Math.round(ttlSec));
 
 /**
  * The SkyDNS messages of one instance: its address (A/AAAA), the generic `_agent._tcp` SRV, one role SRV
- * per published capability, and one TXT per capability under `_index._agents` (deduplicated by CoreDNS).
- * Runs on every registration: no closures inside (under tsx each named one costs a `__name` call).
+ * per published capability, per capability the DNS-AID TXTs at `_<cap>._a2a._agents` (`capabilities=`,
+ * `description=`; they also make that name exist for every type, so CoreDNS answers NODATA there, never
+ * an NXDOMAIN that a cache would hold against the SVCB), and one `agents=<cap>:a2a` TXT under
+ * `_index._agents` (CoreDNS de-duplicates equal texts). Runs on every registration: no closures inside
+ * (under tsx each named one costs a `__name` call).
  */
 export function skydnsEntries(
   record: InstanceRecord,
@@ -87,14 +96,38 @@ export function skydnsEntries(
   // Computed once: the SRV and the index messages both go by the published capabilities.
   const capabilities = publishedCapabilities(record.declaration);
   pushSrvEntries(entries, record, zone, ttl, weights, capabilities);
+  const instance = record.instance_id;
   for (const capability of capabilities) {
-    if (capability === GENERIC_SERVICE) continue;
+    const [capabilitiesText, descriptionText] = capabilityTxtStrings(
+      capability,
+      capabilityDescription(record.declaration, capability),
+    );
+    const dnsAid = `${base}/_agents/_${DNS_AID_PROTOCOL}/_${capability}`;
+    entries.push({ key: `${dnsAid}/${instance}`, value: textValue(capabilitiesText!, ttl) });
+    if (descriptionText !== undefined)
+      entries.push({ key: `${dnsAid}/_description/${instance}`, value: textValue(descriptionText, ttl) });
     entries.push({
-      key: `${base}/_agents/_index/_${capability}/${record.instance_id}`,
-      value: JSON.stringify({ text: capability, ttl } satisfies SkydnsService),
+      key: `${base}/_agents/_index/_${capability}/${instance}`,
+      value: textValue(indexTxtStrings([capability])[0]![0]!, ttl),
     });
   }
   return entries;
+}
+
+function textValue(text: string, ttl: number): string {
+  return JSON.stringify({ text, ttl } satisfies SkydnsService);
+}
+
+/**
+ * The key CoreDNS's etcd plugin reads the zone's NS from (`ns.dns.<zone>`, an address message), so the
+ * apex NS it serves names `ns.ns.dns.<zone>`, which exists (with its glue), and its SOA MNAME
+ * `ns.dns.<zone>` resolves too. Not bound to any instance's lease: the name server outlives agents.
+ */
+export function nameServerEntry(zone: string, address: string, ttlSec: number): SkydnsEntry {
+  return {
+    key: `${zonePath(zone)}/dns/ns/ns`,
+    value: JSON.stringify({ host: address, ttl: ttlOf(ttlSec) } satisfies SkydnsService),
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ export function seededRandom(seed: number): () => number {
 const NAMES = [
   'agents.internal',
   '_summarize._tcp.agents.internal',
-  '_summarize._agents.agents.internal',
+  '_summarize._a2a._agents.agents.internal',
   '_agent._tcp.agents.internal',
   '_index._agents.agents.internal',
   '_tcp.agents.internal',
