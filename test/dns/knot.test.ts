@@ -110,6 +110,7 @@ async function compareAll(): Promise<void> {
     ...names,
     '_tcp.agents.internal',
     '_agents.agents.internal',
+    '_a2a._agents.agents.internal',
     'nobody.agents.internal',
     'deeper.cruncher-x.agents.internal',
     '_SUMMARIZE._TCP.Agents.Internal',

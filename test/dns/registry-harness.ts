@@ -33,6 +33,8 @@ export function agentBody(options: {
   capabilities: string[];
   serves?: string[];
   priority?: number;
+  /** Each capability's description (published in its DNS-AID TXT). */
+  description?: string;
 }) {
   return {
     declaration: {
@@ -42,7 +44,12 @@ export function agentBody(options: {
       capabilities: Object.fromEntries(
         options.capabilities.map((c) => [
           c,
-          { input: ['text'], output: ['text'], serves: options.serves ?? [] },
+          {
+            input: ['text'],
+            output: ['text'],
+            serves: options.serves ?? [],
+            ...(options.description ? { description: options.description } : {}),
+          },
         ]),
       ),
     },

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { openEtcdStore, parseIndexTxt, skydnsName } from '@agent-reach/registry';
+import { openEtcdStore, skydnsName, skydnsPath } from '@agent-reach/registry';
+import { indexedCapabilities } from '@agent-reach/sdk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useEtcd } from '../harness/use-etcd.js';
 import { tcpQuery } from './dns-client.js';
@@ -18,6 +19,15 @@ interface SkydnsMessage {
 const cluster = useEtcd();
 let env: RegistryWithDns;
 let gone: string;
+
+/**
+ * Whether CoreDNS's etcd plugin finds `name` (plugin/etcd/etcd.go `get`): some key under its path, or
+ * the path itself. A name it finds answers NODATA for a type it has nothing of; any other, NXDOMAIN.
+ */
+function coreDnsHasName(keys: readonly string[], name: string): boolean {
+  const path = skydnsPath(name);
+  return keys.some((key) => key === path || key.startsWith(`${path}/`));
+}
 
 /** CoreDNS's documented rule (etcd plugin, `msg.Domain`): drop the path prefix, reverse the labels. */
 function keyToName(key: string): string {
@@ -57,6 +67,7 @@ beforeAll(async () => {
       capabilities: ['summarize'],
       serves: ['writing'],
       priority: 80,
+      description: 'Summarise a text.',
     }),
   );
   await env.register(
@@ -66,6 +77,7 @@ beforeAll(async () => {
       capabilities: ['summarize'],
       serves: ['writing'],
       priority: 80,
+      description: 'Summarise a text.',
     }),
   );
   await env.register(
@@ -100,6 +112,38 @@ describe('the SkyDNS keys in etcd against the responder', () => {
     await untilStable(answersMatchKeys);
   });
 
+  it('every name with an SVCB answer exists in the projection, so CoreDNS answers NODATA there for other types', async () => {
+    const keys = (await skydnsKeys()).map(({ key }) => key);
+    const svcbOwners = [...env.registry.zone.snapshot().nodes.values()]
+      .filter((node) => node.rrsets.has(64))
+      .map((node) => `${node.name}.agents.internal`);
+    expect(svcbOwners.length).toBeGreaterThanOrEqual(3 + 3);
+    for (const name of svcbOwners) {
+      expect(coreDnsHasName(keys, name), name).toBe(true);
+      // A TXT there is what makes it exist: CoreDNS's A/AAAA/SRV find no host and answer NODATA.
+      const hasTxt = (await skydnsKeys()).some(
+        ({ key, value }) => value.text !== undefined && key.startsWith(`${skydnsPath(name)}/`),
+      );
+      if (name.startsWith('_')) expect(hasTxt, name).toBe(true);
+    }
+    expect(coreDnsHasName(keys, 'nobody.agents.internal')).toBe(false);
+  });
+
+  it('the apex NS CoreDNS builds names a key that exists, with the address of the DNS server callers use', async () => {
+    // CoreDNS's NS answer (plugin.NS) reads the address messages under ns.dns.<zone>; the target it
+    // serves is each key's own name, and its SOA MNAME is ns.dns.<zone> itself.
+    const all = await skydnsKeys();
+    const ns = all.filter(({ key }) => key.startsWith(`${skydnsPath('ns.dns.agents.internal')}/`));
+    expect(ns).toHaveLength(1);
+    const [{ key, value }] = ns as [{ key: string; value: SkydnsMessage }];
+    expect(isIP(value.host ?? '')).not.toBe(0);
+    expect(value.host).toBe('127.0.0.1');
+    const target = skydnsName(key);
+    expect(target).toBe('ns.ns.dns.agents.internal.');
+    expect(coreDnsHasName(all.map((k) => k.key), target)).toBe(true);
+    expect(coreDnsHasName(all.map((k) => k.key), 'ns.dns.agents.internal')).toBe(true);
+  });
+
   it('a deregistered instance has neither SkyDNS keys nor answers', async () => {
     expect((await skydnsKeys()).filter(({ key }) => key.endsWith(`/${gone}`))).toEqual([]);
     expect((await tcpQuery(env.dns.port, `${gone}.agents.internal`, 'A')).rcode).toBe('NXDOMAIN');
@@ -109,11 +153,14 @@ describe('the SkyDNS keys in etcd against the responder', () => {
 async function keysMatchAnswers(): Promise<void> {
   const keys = await skydnsKeys();
   expect(keys.length).toBeGreaterThan(10);
-  const counts = { address: 0, srv: 0, txt: 0 };
+  const counts = { address: 0, srv: 0, txt: 0, dnsAid: 0 };
   for (const { key, value } of keys) {
     const name = keyToName(key);
     expect(skydnsName(key), key).toBe(name);
-    if (value.host !== undefined && isIP(value.host) !== 0) {
+    if (key.startsWith(`${skydnsPath('ns.dns.agents.internal')}/`)) {
+      // The zone's NS message: CoreDNS-only (checked on its own below).
+      continue;
+    } else if (value.host !== undefined && isIP(value.host) !== 0) {
       // An address message answers A/AAAA at its own name.
       const reply = await tcpQuery(env.dns.port, name, isIP(value.host) === 4 ? 'A' : 'AAAA');
       expect(
@@ -134,13 +181,22 @@ async function keysMatchAnswers(): Promise<void> {
         target: value.host.replace(/\.$/, ''),
       });
       counts.srv++;
-    } else if (value.text !== undefined) {
-      // A text message joins the TXT of `_index._agents`, the name CoreDNS gathers them under.
-      expect(name.endsWith('._index._agents.agents.internal.'), key).toBe(true);
+    } else if (value.text !== undefined && name.endsWith('._index._agents.agents.internal.')) {
+      // An index message joins the TXT of `_index._agents`, the name CoreDNS gathers them under.
+      expect(value.text, key).toMatch(/^agents=[a-z0-9_]+:a2a$/);
       const reply = await tcpQuery(env.dns.port, '_index._agents.agents.internal', 'TXT');
       const strings = reply.answers.flatMap((rr) => (rr.data as Buffer[]).map(String));
-      expect(parseIndexTxt(strings), key).toContain(value.text);
+      expect(indexedCapabilities(strings), key).toEqual(
+        expect.arrayContaining(indexedCapabilities([value.text])),
+      );
       counts.txt++;
+    } else if (value.text !== undefined && name.endsWith('._a2a._agents.agents.internal.')) {
+      // A DNS-AID TXT message of `_<cap>._a2a._agents`: the same strings as the responder's TXT there.
+      const owner = /(_[a-z0-9_]+\._a2a\._agents\.agents\.internal\.)$/.exec(name)![1]!;
+      const reply = await tcpQuery(env.dns.port, owner, 'TXT');
+      const strings = reply.answers.flatMap((rr) => (rr.data as Buffer[]).map(String));
+      expect(strings, key).toContain(value.text);
+      counts.dnsAid++;
     } else {
       throw new Error(`${key} is no SkyDNS message CoreDNS can serve: ${JSON.stringify(value)}`);
     }
@@ -148,6 +204,8 @@ async function keysMatchAnswers(): Promise<void> {
   expect(counts.address).toBe(3);
   expect(counts.srv).toBeGreaterThanOrEqual(3 * 3);
   expect(counts.txt).toBeGreaterThanOrEqual(4);
+  // capabilities= for every capability of every instance, description= for the described ones.
+  expect(counts.dnsAid).toBeGreaterThanOrEqual(6 + 4);
 }
 
 async function answersMatchKeys(): Promise<void> {

@@ -119,8 +119,12 @@ export async function etcdBackend(): Promise<StoreBackend> {
       };
       for (const capability of instance.capabilities) {
         expected[`/skydns/internal/agents/_tcp/_${capability}/${id}`] = srv;
+        expected[`/skydns/internal/agents/_agents/_a2a/_${capability}/${id}`] = {
+          text: `capabilities=${capability}`,
+          ttl: TTL,
+        };
         expected[`/skydns/internal/agents/_agents/_index/_${capability}/${id}`] = {
-          text: capability,
+          text: `agents=${capability}:a2a`,
           ttl: TTL,
         };
       }

@@ -81,6 +81,9 @@ const rawKeys = async (prefix: string) => {
     lease: kv.lease.toString(),
   }));
 };
+/** The SkyDNS keys of instances: all but the zone's NS message, which the registry writes at start. */
+const NS_KEY = '/skydns/internal/agents/dns/ns/ns';
+const instanceSkydnsKeys = async () => (await rawKeys('/skydns/')).filter((kv) => kv.key !== NS_KEY);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterEach(async () => {
@@ -100,7 +103,12 @@ describe('registry on real etcd', () => {
     expect(lease).not.toBe('0');
     expect(JSON.parse(record!.value).lease_id).toBe(lease);
 
-    const skydns = await rawKeys('/skydns/');
+    const all = await rawKeys('/skydns/');
+    // The zone's NS message (CoreDNS's apex NS) outlives every agent: written at start, no lease.
+    const ns = all.find((kv) => kv.key === NS_KEY);
+    expect(ns?.lease).toBe('0');
+    expect(JSON.parse(ns!.value)).toEqual({ host: '127.0.0.1', ttl: 3 });
+    const skydns = all.filter((kv) => kv !== ns);
     const byKey = Object.fromEntries(skydns.map((kv) => [kv.key, JSON.parse(kv.value)]));
     const srv = { host: `${id}.agents.internal`, port: 8001, priority: 10, weight: 80, ttl: 3 };
     expect(byKey).toEqual({
@@ -108,8 +116,10 @@ describe('registry on real etcd', () => {
       [`/skydns/internal/agents/_tcp/_agent/${id}`]: srv,
       [`/skydns/internal/agents/_tcp/_summarize/${id}`]: srv,
       [`/skydns/internal/agents/_tcp/_writing/${id}`]: srv,
-      [`/skydns/internal/agents/_agents/_index/_summarize/${id}`]: { text: 'summarize', ttl: 3 },
-      [`/skydns/internal/agents/_agents/_index/_writing/${id}`]: { text: 'writing', ttl: 3 },
+      [`/skydns/internal/agents/_agents/_a2a/_summarize/${id}`]: { text: 'capabilities=summarize', ttl: 3 },
+      [`/skydns/internal/agents/_agents/_a2a/_writing/${id}`]: { text: 'capabilities=writing', ttl: 3 },
+      [`/skydns/internal/agents/_agents/_index/_summarize/${id}`]: { text: 'agents=summarize:a2a', ttl: 3 },
+      [`/skydns/internal/agents/_agents/_index/_writing/${id}`]: { text: 'agents=writing:a2a', ttl: 3 },
     });
     expect(skydns.every((kv) => kv.lease === lease)).toBe(true);
     // CoreDNS reads each key as the DNS name its msg.Domain rule gives.
@@ -141,7 +151,7 @@ describe('registry on real etcd', () => {
     // Gone within heartbeat_timeout (3 s, rounded up by etcd) plus one interval, replays notwithstanding.
     expect(gone).toBe(true);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(await rawKeys('/skydns/')).toEqual([]);
+    expect(await instanceSkydnsKeys()).toEqual([]);
     expect(await rawKeys('/reach/instances/')).toEqual([]);
   });
 
@@ -154,12 +164,12 @@ describe('registry on real etcd', () => {
       expect((await send('POST', `/v1/agents/${id}/heartbeat`, { seq }, lease)).status).toBe(200);
       await sleep(1000);
     }
-    expect(await rawKeys('/skydns/')).toHaveLength(6);
+    expect(await instanceSkydnsKeys()).toHaveLength(8);
     const revisions = new Set<string>();
     const watcher = await cluster.raw.watch().prefix('/').create();
     watcher.on('delete', (kv) => revisions.add(kv.mod_revision));
     expect(await send('DELETE', `/v1/agents/${id}`, undefined, lease)).toMatchObject({ status: 200 });
-    expect(await rawKeys('/skydns/')).toEqual([]);
+    expect(await instanceSkydnsKeys()).toEqual([]);
     expect(await rawKeys('/reach/instances/')).toEqual([]);
     await sleep(300);
     await watcher.cancel();
@@ -193,9 +203,10 @@ describe('registry on real etcd', () => {
       const reply = await send('POST', '/v1/agents', payload, headers);
       expect([reply.status, reply.body.code]).toEqual([status, code]);
     }
-    for (const prefix of ['/reach/instances/', '/reach/declarations/', '/skydns/']) {
+    for (const prefix of ['/reach/instances/', '/reach/declarations/']) {
       expect(await rawKeys(prefix)).toEqual([]);
     }
+    expect(await instanceSkydnsKeys()).toEqual([]);
   });
 
   it('survives a registry restart: live registrations, tokens and history stay', async () => {
