@@ -105,7 +105,9 @@ describe.each(stores)('on $name', ({ api }) => {
     const discovered = detail.events.find((e) => e.type === 'discovery_finished')!.data as {
       view: { capabilities: Record<string, { queries: string[]; candidates: unknown[] }> };
     };
-    expect(discovered.view.capabilities.writing!.queries).toEqual(['_writing._a2a._agents.agents.internal SVCB']);
+    expect(discovered.view.capabilities.writing!.queries).toEqual([
+      '_writing._a2a._agents.agents.internal SVCB',
+    ]);
     expect(detail.plan!.normalized.nodes.map((n) => n.id).sort()).toEqual(
       detail.nodes.map((n) => n.node_id).sort(),
     );

@@ -102,7 +102,8 @@ export function withAgentCard(params: SvcParams, card: AgentCardRef): SvcParams 
   const keys = { ...params.keys };
   keys[AGENT_CARD_URL_KEY] = textParamBytes(AGENT_CARD_URL_KEY, checkUrl(card.url));
   keys[AGENT_CARD_SHA256_KEY] = textParamBytes(AGENT_CARD_SHA256_KEY, checkSha256(card.sha256));
-  if (card.bap !== undefined) keys[AGENT_BAP_KEY] = textParamBytes(AGENT_BAP_KEY, checkBap(card.bap).join(','));
+  if (card.bap !== undefined)
+    keys[AGENT_BAP_KEY] = textParamBytes(AGENT_BAP_KEY, checkBap(card.bap).join(','));
   // Not `{ ...params, keys }`: on node 20 that gives every result a hidden class of its own (about 1 µs,
   // and slow reads in paramsToWire). Listing keys first (the spread may overwrite it) and setting it
   // again gives the same own properties and values with one shared hidden class.

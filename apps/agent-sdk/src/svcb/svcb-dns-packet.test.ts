@@ -54,7 +54,9 @@ describe('dns-packet round trip', () => {
     const svcb = readSvcbAnswers(answers);
     expect(svcb).toEqual({
       ok: true,
-      value: [{ name: '_planning._a2a._agents.agents.internal', ttl: 30, class: 'IN', rrtype: 'SVCB', record }],
+      value: [
+        { name: '_planning._a2a._agents.agents.internal', ttl: 30, class: 'IN', rrtype: 'SVCB', record },
+      ],
     });
     const https = readSvcbAnswers(answers, 'HTTPS');
     expect(https.ok && https.value[0]?.record).toEqual({ priority: 0, target: 'x.example.', params: {} });

@@ -138,7 +138,9 @@ describe('handleMessage', () => {
     expect(ns.answers).toMatchObject([{ type: 'NS', data: 'ns.agents.internal' }]);
     expect(ns.additionals.filter((a) => a.type === 'A')).toMatchObject([{ data: '127.0.0.1' }]);
     const txt = ask(zone, query('_index._agents.agents.internal', 'TXT'));
-    expect((txt.answers[0]!.data as Buffer[]).map(String)).toEqual(['agents=plan:a2a,summarize:a2a,writing:a2a']);
+    expect((txt.answers[0]!.data as Buffer[]).map(String)).toEqual([
+      'agents=plan:a2a,summarize:a2a,writing:a2a',
+    ]);
     const any = ask(zone, query('summarizer-a1.agents.internal', 'ANY'));
     expect(any.answers.map((a) => a.type).sort()).toEqual(['A', SVCB]);
     expect(any.additionals.filter((a) => a.type === 'A')).toEqual([]);
@@ -180,7 +182,11 @@ describe('handleMessage', () => {
         capabilities: ['crunch'],
       }),
     );
-    const reply = handleMessage(zoneWith(...many), query('_crunch._a2a._agents.agents.internal', SVCB), 'tcp')!;
+    const reply = handleMessage(
+      zoneWith(...many),
+      query('_crunch._a2a._agents.agents.internal', SVCB),
+      'tcp',
+    )!;
     expect(reply.length).toBeLessThanOrEqual(65_535);
     const decoded = dnsPacket.decode(reply) as Reply;
     expect(decoded.flag_tc).toBe(true);

@@ -36,7 +36,9 @@ describe('exportZoneFile', () => {
     expect(text).toContain(
       '_index._agents.agents.internal.\t15\tIN\tTXT\t"agents=plan:a2a,summarize:a2a,writing:a2a"\n',
     );
-    expect(text).toMatch(/\n_plan\._a2a\._agents\.agents\.internal\.\t15\tIN\tTXT\t"capabilities=plan"( "description=[^"]*")?\n/);
+    expect(text).toMatch(
+      /\n_plan\._a2a\._agents\.agents\.internal\.\t15\tIN\tTXT\t"capabilities=plan"( "description=[^"]*")?\n/,
+    );
   });
 
   it('prints SVCB in presentation form that parses back to the same wire bytes', () => {

@@ -182,7 +182,9 @@ describe('Zone', () => {
     zone.setWeightOf((_record, capability) => ({ priority: capability ? 3 : 7, weight }));
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ priority: 3, weight: 40 }]);
     expect(srvs(zone.snapshot(), '_agent._tcp')).toMatchObject([{ priority: 7, weight: 40 }]);
-    expect(decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._a2a._agents', RRTYPE.SVCB)[0]!).priority).toBe(3);
+    expect(
+      decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._a2a._agents', RRTYPE.SVCB)[0]!).priority,
+    ).toBe(3);
     weight = 55;
     const before = zone.serial;
     zone.weightsChanged();
@@ -190,7 +192,9 @@ describe('Zone', () => {
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ weight: 55 }]);
     // SvcPriority 0 would turn the record into AliasMode: it is kept at 1 or more.
     zone.setWeightOf(() => ({ priority: 0, weight: 1e9 }));
-    expect(decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._a2a._agents', RRTYPE.SVCB)[0]!).priority).toBe(1);
+    expect(
+      decodeSvcbRdata(rdatas(zone.snapshot(), '_summarize._a2a._agents', RRTYPE.SVCB)[0]!).priority,
+    ).toBe(1);
     expect(srvs(zone.snapshot(), '_summarize._tcp')).toMatchObject([{ priority: 0, weight: 65_535 }]);
   });
 

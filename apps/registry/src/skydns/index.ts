@@ -1,3 +1,4 @@
+export { nameServerSkydnsEntry } from './name-server.js';
 export {
   DEFAULT_SRV_PRIORITY,
   GENERIC_SERVICE,
@@ -9,4 +10,3 @@ export {
   srvEntries,
 } from './skydns-entries.js';
 export { skydnsName, skydnsPath } from './skydns-path.js';
-export { nameServerSkydnsEntry } from './name-server.js';

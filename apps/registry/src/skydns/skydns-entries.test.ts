@@ -84,9 +84,7 @@ describe('skydnsEntries', () => {
   });
 
   it('maps every key back to the DNS name it answers, per CoreDNS msg.Domain', () => {
-    const names = skydnsEntries(described(), 'agents.internal', 15).map((entry) =>
-      skydnsName(entry.key),
-    );
+    const names = skydnsEntries(described(), 'agents.internal', 15).map((entry) => skydnsName(entry.key));
     expect(names).toEqual([
       'summarizer-v2-3f9c.agents.internal.',
       'summarizer-v2-3f9c._agent._tcp.agents.internal.',
