@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { type ReachConfig, splitHostPort } from '@agent-reach/sdk/protocol';
+import type { ReachConfig } from '@agent-reach/config';
+import { splitHostPort } from '@agent-reach/sdk/protocol';
 import { nameServerEntry, type SkydnsEntry } from './skydns-entries.js';
 
 const usable = (host: string) => isIP(host) !== 0 && host !== '0.0.0.0' && host !== '::';
