@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { nameServerEntry, skydnsEntries, skydnsPath } from '@agent-reach/registry';
 import { describe, expect, it } from 'vitest';
 
 interface Directive {
@@ -55,6 +56,31 @@ const KNOWN_PLUGINS = new Set([
   'errors',
 ]);
 
+/** A minimal registration record, as the registry stores it. */
+function instanceRecordFor(zone: string): Parameters<typeof skydnsEntries>[0] {
+  return {
+    instance_id: 'summarizer-v2-3f9c',
+    agent_name: 'summarizer-v2',
+    declaration: {
+      agent_name: 'summarizer-v2',
+      version: '1',
+      domain: 'text_processing',
+      capabilities: {
+        summarize: { input: [], output: [], constraints: {}, serves: ['writing'], description: 'x' },
+      },
+      priority: 50,
+      idempotent: false,
+      substitutable: false,
+    },
+    endpoint: { host: '127.0.0.1', port: 8001, scheme: 'http', alpn: ['http/1.1'] },
+    card_url: `http://127.0.0.1:8001/.well-known/agent-card.json?zone=${zone}`,
+    card_sha256: 'A'.repeat(43),
+    lease_token_hash: 'ab'.repeat(32),
+    lease_id: '1',
+    registered_at: 0,
+  };
+}
+
 describe('deploy/coredns/Corefile', () => {
   it('routes SVCB/HTTPS to the registry responder first and serves the rest from etcd', async () => {
     const text = await readFile(new URL('../../deploy/coredns/Corefile', import.meta.url), 'utf8');
@@ -79,6 +105,15 @@ describe('deploy/coredns/Corefile', () => {
     expect(rest.directives.map((d) => d.name).sort()).toEqual(
       ['cache', 'errors', 'etcd', 'health', 'log', 'prometheus', 'ready'].sort(),
     );
+    // The registry writes its projection where this etcd block reads: the zone's NS message under
+    // ns.dns.<zone> (CoreDNS's NS lookup) and every instance's messages under the zone's path.
+    const root = etcd.block.find((d) => d.name === 'path')!.args[0]!;
+    const zone = etcd.args[0]!;
+    expect(
+      nameServerEntry(zone, '10.96.0.10', 15).key.startsWith(`${skydnsPath(`ns.dns.${zone}`, root)}/`),
+    ).toBe(true);
+    for (const entry of skydnsEntries(instanceRecordFor(zone), zone, 15))
+      expect(entry.key.startsWith(`${skydnsPath(zone, root)}/`), entry.key).toBe(true);
     // health and ready are process-wide: one server block only.
     expect(svcb.directives.some((d) => d.name === 'health' || d.name === 'ready')).toBe(false);
   });

@@ -128,6 +128,12 @@ export async function etcdBackend(): Promise<StoreBackend> {
           ttl: TTL,
         };
       }
+      // A described capability also gets a `description=` TXT beside its `capabilities=` one.
+      for (const capability of instance.capabilities) {
+        const key = `/skydns/internal/agents/_agents/_a2a/_${capability}/_description/${id}`;
+        if (byKey[key] !== undefined)
+          expected[key] = { text: expect.stringMatching(/^description=./), ttl: TTL };
+      }
       const skydns = Object.keys(byKey).filter((key) => key.startsWith('/skydns/'));
       expect(skydns.sort()).toEqual(Object.keys(expected).sort());
       for (const [key, fields] of Object.entries(expected)) {
