@@ -205,7 +205,9 @@ describe('reach CLI against the real system', () => {
     expect(route.out).toMatch(/^1\s+writer-agent-[0-9a-f]+\s+writer-agent\s+healthy/m);
     expect((await reach(['declarations', 'writer-agent'])).out).toMatch(/^version 1 /);
     expect((await reach(['conflicts'])).out).toBe('no conflicts');
-    expect((await reach(['zone'])).out).toMatch(/_writing\._agents\.agents\.internal\.\s+\d+\s+IN\s+SVCB/);
+    expect((await reach(['zone'])).out).toMatch(
+      /_writing\._a2a\._agents\.agents\.internal\.\s+\d+\s+IN\s+SVCB/,
+    );
     expect((await reach(['stats', '--json'])).out).toContain('"fallback_rate"');
     // Through the console's /registry proxy the answers are the same.
     expect((await reach(['agents', '--json'], 'console')).out).toContain('"writer-agent"');

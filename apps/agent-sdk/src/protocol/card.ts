@@ -4,7 +4,7 @@ import type { Endpoint } from './registration.js';
 
 /** The URI of Agent Reach's A2A card extension. */
 export const REACH_CARD_EXTENSION = 'https://agent-reach.dev/extensions/capabilities/v1';
-/** Where every agent serves its card (SVCB key65409). */
+/** Where every agent serves its card (the path of the SVCB `cap` URL, DNS-AID key65400). */
 export const CARD_PATH = '/.well-known/agent-card.json';
 
 const Skill = z.object({
