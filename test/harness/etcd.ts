@@ -54,7 +54,9 @@ export interface EtcdServerTls {
  * With `tls`, clients must speak TLS and present a certificate from `tls.ca` (health is read from a
  * plain metrics listener then).
  */
-export async function startEtcd(options: { tls?: EtcdServerTls } = {}): Promise<RunningEtcd> {
+export async function startEtcd(
+  options: { tls?: EtcdServerTls; extraArgs?: string[] } = {},
+): Promise<RunningEtcd> {
   try {
     await access(ETCD_BIN, constants.X_OK);
   } catch {
@@ -85,6 +87,7 @@ export async function startEtcd(options: { tls?: EtcdServerTls } = {}): Promise<
           `--listen-metrics-urls=${metrics}`,
         ]
       : []),
+    ...(options.extraArgs ?? []),
   ];
   let child: ChildProcess | undefined;
   let output = '';

@@ -20,6 +20,8 @@ beforeAll(async () => {
   certs = await makeTestCerts();
   etcd = await startEtcd({
     tls: { ca: certs.ca, cert: certs.serverCert, key: certs.serverKey },
+    // Auth tokens expire after 1 s of disuse (default 300 s), so the test sees a client renew one.
+    extraArgs: ['--auth-token-ttl=1'],
   });
   const admin = new Etcd3({
     hosts: etcd.endpoint,
@@ -112,6 +114,22 @@ describe('etcd with client TLS and auth', () => {
     expect(await right.grantLease(5)).toMatch(/^\d+$/);
     await right.txn([put]);
     right.close();
+  });
+
+  it('the HTTP/2 client renews an auth token that expired, within the call', async () => {
+    const client = new EtcdUnaryClient([etcd.endpoint], 2000, {
+      tls: tlsOf(certs),
+      auth: { username: 'registry', password: PASSWORD },
+    });
+    try {
+      expect(await client.grantLease(5)).toMatch(/^\d+$/);
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const put = { request_put: { key: Buffer.from('/renewed'), value: Buffer.from('1') } };
+      await client.txn([put]);
+      expect(await client.grantLease(5)).toMatch(/^\d+$/);
+    } finally {
+      client.close();
+    }
   });
 
   it('serves a registry process configured from its config file (TLS files, user, password from the environment)', async () => {
