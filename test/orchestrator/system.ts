@@ -14,6 +14,8 @@ export interface System {
   agents: CatalogAgent[];
   orchestrator: OrchestratorProcess;
   api: OrchestratorApi;
+  /** The registry token the agents register with. */
+  token: string;
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startSystem(options: {
       agents,
       orchestrator,
       api: new OrchestratorApi(orchestrator.url),
+      token,
       stop: async () => {
         for (const step of cleanup) await step().catch(() => undefined);
       },

@@ -10,6 +10,7 @@ describe('loadConsoleConfig', () => {
       orchestratorUrl: 'http://127.0.0.1:8702',
       jaegerUrl: null,
       apiToken: null,
+      registryToken: null,
       logLevel: 'info',
     });
   });
@@ -24,13 +25,14 @@ describe('loadConsoleConfig', () => {
     expect(urlOfListen('[::1]:80')).toBe('http://[::1]:80');
   });
 
-  it('takes REACH_REGISTRY_URL, REACH_ORCHESTRATOR_URL, REACH_JAEGER_URL and REACH_API_TOKEN from env', () => {
+  it('takes REACH_REGISTRY_URL, REACH_ORCHESTRATOR_URL, REACH_JAEGER_URL and the two tokens from env', () => {
     const config = loadConsoleConfig(
       {
         REACH_REGISTRY_URL: 'http://registry:8701/',
         REACH_ORCHESTRATOR_URL: 'https://orch.example/base',
         REACH_JAEGER_URL: 'http://jaeger:16686',
         REACH_API_TOKEN: 'secret-token',
+        REACH_REGISTRY_TOKEN: 'registry-token',
         REACH_CONSOLE_LISTEN: '0.0.0.0:18090',
       },
       'console: { jaeger_url: "http://ignored:1" }',
@@ -41,6 +43,7 @@ describe('loadConsoleConfig', () => {
       orchestratorUrl: 'https://orch.example/base',
       jaegerUrl: 'http://jaeger:16686',
       apiToken: 'secret-token',
+      registryToken: 'registry-token',
       logLevel: 'info',
     });
   });

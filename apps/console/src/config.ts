@@ -18,6 +18,8 @@ export interface ConsoleConfig {
   logLevel: string;
   /** Bearer token the CLI sends to the orchestrator's mutating routes (`REACH_API_TOKEN` or `orchestrator.api_token`). */
   apiToken: string | null;
+  /** Token `reach verify` registers its faulty agent with (`REACH_REGISTRY_TOKEN`); null: open registry. */
+  registryToken: string | null;
 }
 
 const invalid = (key: string, message: string) =>
@@ -90,6 +92,7 @@ export function compileConsoleConfig(
         : baseUrl(orchestrator, 'REACH_ORCHESTRATOR_URL'),
     jaegerUrl: jaeger === undefined ? null : baseUrl(jaeger, 'console.jaeger_url'),
     apiToken: pick('REACH_API_TOKEN') ?? reach.orchestrator.api_token ?? null,
+    registryToken: pick('REACH_REGISTRY_TOKEN') ?? null,
     logLevel,
   };
 }

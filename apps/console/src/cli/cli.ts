@@ -21,7 +21,7 @@ export interface CliIo {
 /**
  * The `reach` CLI: parses `argv`, calls the APIs, prints tables (or JSON with --json).
  * Resolves with the exit code ({@link EXIT}): 0 done, 1 API error (printed as `code: message`),
- * 2 usage error, 3 a followed run failed.
+ * 2 usage error, 3 a followed run failed, 4 a proposition of `reach verify` failed.
  */
 export async function cli(
   argv: readonly string[],
@@ -51,8 +51,11 @@ export async function cli(
       apiToken: config.apiToken,
       ...(io.fetch ? { fetch: io.fetch } : {}),
     });
+    const registryUrl =
+      parsed.registryUrl === undefined ? config.registryUrl : flagUrl(parsed.registryUrl, 'registry');
     return await runCommand(parsed, {
       api,
+      registry: { url: registryUrl, token: config.registryToken },
       out: io.out,
       err: io.err,
       now: io.now ?? Date.now,

@@ -121,6 +121,19 @@ export const COMMANDS = {
     usage: 'reach discovery',
     summary: "the orchestrator's DNS discovery view",
   },
+  verify: {
+    args: [],
+    options: { keep: { type: 'boolean' } },
+    usage: 'reach verify [--keep]',
+    summary: "check the seed's propositions V1–V6 on the live system (exit 4 naming each that fails)",
+    details: [
+      'V1, V2 from two discoveries; V4, V5 from a run of the seed task; V6 from its two look-alike tasks;',
+      'V3 registers reach-verify-faulty for every capability (failing every call) and runs the seed task.',
+      'Afterwards the faulty agent is deregistered and the verification traces deleted.',
+      '--keep  keep the verification traces',
+    ],
+    read: false,
+  },
 } satisfies Record<string, CommandSpec>;
 
 /** A command name. */
@@ -135,7 +148,7 @@ const GLOBAL_HELP = [
 ];
 
 const EXIT_HELP =
-  'exit codes: 0 done, 1 API error ("code: message"), 2 usage error, 3 a followed run failed or was aborted';
+  'exit codes: 0 done, 1 API error ("code: message"), 2 usage error, 3 a followed run failed or was aborted, 4 a verify proposition failed';
 
 /** The help text: every command with its usage. */
 export function helpText(): string {

@@ -19,6 +19,7 @@ import {
 } from './format-runs.js';
 import type { RunSummary, TraceDetail, TraceEventView } from './orchestrator-views.js';
 import { EXIT, UsageError } from './usage-error.js';
+import { formatVerify, runVerify } from './verify/index.js';
 import { watchTrace } from './watch.js';
 
 /** What a command needs: the API client, where output goes, and the wall clock for "ago" columns. */
@@ -30,6 +31,8 @@ export interface CommandDeps {
   now: () => number;
   /** Passed to `reach watch` (tests shorten the reconnect delay). */
   watch?: { reconnectDelayMs?: number };
+  /** The registry `reach verify` registers its faulty agent with, and the token for it. */
+  registry?: { url: string; token: string | null };
 }
 
 type Command = Extract<ParsedArgs, { kind: 'command' }>;
@@ -207,5 +210,15 @@ export async function runCommand(cmd: Command, deps: CommandDeps): Promise<numbe
     case 'discovery':
       show(await api.discovery(), formatDiscovery);
       return 0;
+    case 'verify': {
+      const report = await runVerify(api, {
+        registryUrl: deps.registry?.url ?? '',
+        registryToken: deps.registry?.token ?? null,
+        keep: o.keep === true,
+        progress: (line) => deps.err(line),
+      });
+      show(report, formatVerify);
+      return report.verdicts.every((v) => v.ok) ? EXIT.ok : EXIT.verifyFailed;
+    }
   }
 }

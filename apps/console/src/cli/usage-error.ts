@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 2,
   /** A followed run ended `failed` or `aborted`. */
   runFailed: 3,
+  /** `reach verify`: a proposition of the seed does not hold on the live system. */
+  verifyFailed: 4,
 } as const;
 
 /** A mistake on the command line: printed with the usage and a suggestion, exit 2, no API call made. */
