@@ -12,6 +12,7 @@ export const TOOLS = {
   knotc: 'knotd',
   dnsperf: 'dnsperf',
   wrk: 'wrk',
+  promtool: 'promtool',
 } as const;
 
 /** A tool's name in {@link TOOLS}. */
