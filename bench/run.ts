@@ -3,6 +3,7 @@ import { benchLiveness } from './liveness.bench.js';
 import { benchOrchestrator } from './orchestrator.bench.js';
 import { benchRegistry } from './registry.bench.js';
 import { benchRouting } from './routing.bench.js';
+import { benchTakeover } from './takeover.bench.js';
 
 /** `pnpm bench [suite…]`: runs the named suites (default: all) and prints Markdown tables. */
 const SUITES: Record<string, () => Promise<unknown>> = {
@@ -11,6 +12,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   liveness: benchLiveness,
   routing: benchRouting,
   orchestrator: benchOrchestrator,
+  takeover: benchTakeover,
 };
 
 const wanted = process.argv.slice(2);
