@@ -1,4 +1,4 @@
-import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
+import { createErrorHandler, type ErrorLog, mountApiDocs } from '@agent-reach/sdk/http';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -6,6 +6,7 @@ import type { Orchestrator } from '../orchestrator.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import { requireToken } from './auth.js';
 import type { OrchestratorMetrics } from './metrics.js';
+import { DOCS } from './route-docs.js';
 import { runRoutes } from './run-routes.js';
 import { type StreamOptions, streamRoute } from './stream-route.js';
 import { traceRoutes } from './trace-routes.js';
@@ -43,15 +44,21 @@ export function createApp(deps: ApiDeps): Hono {
   app.route('/', runRoutes(deps.orchestrator, guard));
   app.route('/', traceRoutes(deps.store, deps.orchestrator, guard));
   app.route('/', streamRoute(deps.store, deps.metrics, deps.sse));
-  app.get('/api/discovery', async (c) => c.json(await deps.orchestrator.discover()));
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
+  app.get('/api/discovery', DOCS.discovery, async (c) => c.json(await deps.orchestrator.discover()));
+  app.get('/healthz', DOCS.healthz, (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', DOCS.readyz, async (c) => {
     const ready = (await deps.ready?.().catch(() => false)) ?? true;
     return c.json({ status: ready ? 'ready' : 'not_ready' }, ready ? 200 : 503);
   });
-  app.get('/metrics', async (c) => {
+  app.get('/metrics', DOCS.metrics, async (c) => {
     c.header('content-type', deps.metrics.registry.contentType);
     return c.body(await deps.metrics.registry.metrics());
+  });
+  mountApiDocs(app, {
+    title: 'Agent Reach orchestrator API',
+    version: '1',
+    description:
+      'Runs (start, run, follow over SSE), traces and discovery (ARCHITECTURE section 11). Errors are `{code, message, requestId}`; each response lists the codes it can carry.',
   });
   const onError = createErrorHandler(deps.log ?? (() => {}));
   app.notFound((c) => onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c));

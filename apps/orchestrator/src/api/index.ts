@@ -4,3 +4,4 @@ export { requireToken } from './auth.js';
 export { OrchestratorMetrics } from './metrics.js';
 export { RunBody } from './schemas.js';
 export type { StreamOptions } from './stream-route.js';
+export * from './wire-schemas.js';

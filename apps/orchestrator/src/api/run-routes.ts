@@ -1,6 +1,7 @@
 import { parseOrThrow, readJson } from '@agent-reach/sdk/http';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Orchestrator } from '../orchestrator.js';
+import { DOCS } from './route-docs.js';
 import { RunBody } from './schemas.js';
 
 /** `POST /api/start` (returns the trace id at once) and `POST /api/run` (waits for the end). */
@@ -13,10 +14,10 @@ export function runRoutes(orchestrator: Pick<Orchestrator, 'start' | 'run'>, gua
       ...(body.provider === undefined ? {} : { provider: body.provider }),
     };
   };
-  app.post('/api/start', guard, async (c) => {
+  app.post('/api/start', DOCS.start, guard, async (c) => {
     const { traceId } = await orchestrator.start(await request(c));
     return c.json({ trace_id: traceId, status: 'started' }, 202);
   });
-  app.post('/api/run', guard, async (c) => c.json(await orchestrator.run(await request(c)), 200));
+  app.post('/api/run', DOCS.run, guard, async (c) => c.json(await orchestrator.run(await request(c)), 200));
   return app;
 }

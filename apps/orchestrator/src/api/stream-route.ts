@@ -6,6 +6,7 @@ import type { TraceEvent } from '../traces/events.js';
 import { TraceId } from '../traces/trace-id.js';
 import type { TraceStore } from '../traces/trace-store.js';
 import type { OrchestratorMetrics } from './metrics.js';
+import { DOCS } from './route-docs.js';
 import { AfterSeq } from './schemas.js';
 
 /** SSE timing. */
@@ -29,7 +30,7 @@ export function streamRoute(
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 420_000;
   const app = new Hono();
-  app.get('/api/stream/:id', async (c) => {
+  app.get('/api/stream/:id', DOCS.stream, async (c) => {
     const id = parseOrThrow(TraceId, c.req.param('id'), 'trace id');
     const resume = c.req.header('last-event-id') ?? c.req.query('after');
     const after =

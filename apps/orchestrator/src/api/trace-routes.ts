@@ -4,6 +4,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { Orchestrator } from '../orchestrator.js';
 import { TraceId } from '../traces/trace-id.js';
 import type { TraceStore } from '../traces/trace-store.js';
+import { DOCS } from './route-docs.js';
 
 const LIST_KEYS = ['q', 'since', 'until', 'limit', 'cursor'] as const;
 
@@ -14,7 +15,7 @@ export function traceRoutes(
   guard: MiddlewareHandler,
 ): Hono {
   const app = new Hono();
-  app.get('/api/traces', async (c) => {
+  app.get('/api/traces', DOCS.list, async (c) => {
     const query: Record<string, unknown> = {};
     const statuses = (c.req.queries('status') ?? []).flatMap((s) => s.split(',')).filter((s) => s !== '');
     if (statuses.length > 0) query.status = statuses.length === 1 ? statuses[0] : statuses;
@@ -24,13 +25,13 @@ export function traceRoutes(
     }
     return c.json(await store.listTraces(query));
   });
-  app.get('/api/traces/:id', async (c) => {
+  app.get('/api/traces/:id', DOCS.get, async (c) => {
     const id = parseOrThrow(TraceId, c.req.param('id'), 'trace id');
     const detail = await store.getTrace(id);
     if (detail === null) throw new ReachError('NOT_FOUND', `no trace ${id}`, { data: { trace_id: id } });
     return c.json(detail);
   });
-  app.delete('/api/traces/:id', guard, async (c) => {
+  app.delete('/api/traces/:id', DOCS.delete, guard, async (c) => {
     const id = parseOrThrow(TraceId, c.req.param('id'), 'trace id');
     // A run still going here is stopped first, so it writes nothing after the delete.
     await orchestrator.cancel(id);

@@ -1,3 +1,4 @@
+import { mountApiDocs } from '@agent-reach/sdk/http';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -31,6 +32,12 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/', agentRoutes(deps.verbs));
   app.route('/', probeRoutes(deps.metrics, deps.readiness));
   for (const routes of deps.routes ?? []) app.route('/', routes);
+  mountApiDocs(app, {
+    title: 'Agent Reach registry API',
+    version: '1',
+    description:
+      'Registration, heartbeats, routing and the DNS zone (ARCHITECTURE section 11). Errors are `{code, message, requestId}`; each response lists the codes it can carry.',
+  });
   const onError = createErrorHandler(deps.logger);
   app.notFound((c) => onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c));
   app.onError(onError);

@@ -1,6 +1,7 @@
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
+import { DOCS } from './route-docs.js';
 
 /** What `/readyz` reports: ready only when every check passes. */
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -8,8 +9,8 @@ export type ReadinessCheck = () => Promise<Record<string, boolean>>;
 /** `GET /healthz` (the process answers), `GET /readyz` (store reachable, cache primed), `GET /metrics`. */
 export function probeRoutes(metrics: RegistryMetrics, readiness: ReadinessCheck): Hono {
   const app = new Hono();
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
+  app.get('/healthz', DOCS.healthz, (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', DOCS.readyz, async (c) => {
     const checks = await readiness();
     const failing = Object.entries(checks)
       .filter(([, passed]) => !passed)
@@ -19,7 +20,7 @@ export function probeRoutes(metrics: RegistryMetrics, readiness: ReadinessCheck)
     }
     return c.json({ status: 'ready', checks });
   });
-  app.get('/metrics', async (c) => {
+  app.get('/metrics', DOCS.metrics, async (c) => {
     const { contentType, body } = await metrics.render();
     return c.body(body, 200, { 'content-type': contentType });
   });

@@ -1,6 +1,7 @@
 import { OutcomeBatch, ReachError, RouteQuery } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { ConflictsQuery, DOCS } from '../api/route-docs.js';
 import { readJson } from '../http/read-json.js';
 import { parseOrThrow } from '../http/validation.js';
 import type { ConflictReporter } from './conflict-report.js';
@@ -14,16 +15,6 @@ export interface RoutingRoutesDeps {
   reporter?: Pick<ConflictReporter, 'read' | 'today'>;
 }
 
-const ConflictsQuery = z
-  .object({
-    report: z.literal('daily').optional(),
-    date: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'date is yyyy-mm-dd')
-      .optional(),
-  })
-  .strict();
-
 /**
  * The routing API (ARCHITECTURE section 11): `POST /v1/route`, `POST /v1/outcomes` (202),
  * `GET /v1/conflicts` (`?report=daily[&date=yyyy-mm-dd]` for the daily report) and `GET /v1/routing/stats`.
@@ -32,17 +23,17 @@ const ConflictsQuery = z
 export function createRoutingRoutes(deps: RoutingRoutesDeps): Hono {
   const app = new Hono();
 
-  app.post('/v1/route', async (c) => {
+  app.post('/v1/route', DOCS.route, async (c) => {
     const query = parseOrThrow(RouteQuery, await readJson(c), 'route query');
     return c.json(deps.router.route(query));
   });
 
-  app.post('/v1/outcomes', async (c) => {
+  app.post('/v1/outcomes', DOCS.outcomes, async (c) => {
     const batch = parseOrThrow(OutcomeBatch, await readJson(c), 'outcome batch');
     return c.json(deps.router.recordOutcomes(batch), 202);
   });
 
-  app.get('/v1/conflicts', async (c) => {
+  app.get('/v1/conflicts', DOCS.conflicts, async (c) => {
     const query = parseOrThrow(ConflictsQuery, c.req.query(), 'conflicts query');
     if (query.report !== 'daily') {
       if (query.date !== undefined) throw new ReachError('VALIDATION_FAILED', 'date needs report=daily');
@@ -55,7 +46,7 @@ export function createRoutingRoutes(deps: RoutingRoutesDeps): Hono {
     return c.json(report);
   });
 
-  app.get('/v1/routing/stats', (c) => c.json(deps.router.stats()));
+  app.get('/v1/routing/stats', DOCS.stats, (c) => c.json(deps.router.stats()));
 
   return app;
 }

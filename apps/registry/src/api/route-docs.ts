@@ -1,0 +1,225 @@
+import {
+  describeRoute,
+  errorResponses,
+  headerParameter,
+  jsonBody,
+  jsonResponse,
+  pathParameter,
+  queryParameters,
+} from '@agent-reach/sdk/http';
+import {
+  AgentName,
+  CapabilityId,
+  ConflictView,
+  DailyConflictReport,
+  DeclarationHistoryEntry,
+  HeartbeatRequest,
+  HeartbeatResponse,
+  InstanceState,
+  InstanceView,
+  OutcomeBatch,
+  RegisterRequest,
+  RegisterResponse,
+  RouteQuery,
+  RouteResponse,
+  RoutingStats,
+} from '@agent-reach/sdk/protocol';
+import { z } from 'zod';
+
+// The OpenAPI description of each registry route, beside the schemas the routes validate with, so
+// the document at /openapi.json follows the validation. Routes attach these as their first middleware.
+
+const InstanceId = z.string().regex(/^[a-z][a-z0-9-]{1,62}$/);
+const instanceId = pathParameter('id', InstanceId, 'The instance id (a DNS host label).');
+const authorization = headerParameter('authorization', '`Bearer <lease token>` from the registration.', true);
+const registryToken = headerParameter(
+  'authorization',
+  '`Bearer <registry token>` when the registry requires one.',
+);
+const fastPath = (what: string) =>
+  `Served by a node:http fast path in front of hono (same contract, validation and errors: ${what}).`;
+const body = ['BAD_REQUEST', 'INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'] as const;
+
+/** `GET /v1/agents` query. */
+export const ListQuery = z
+  .object({
+    capability: CapabilityId.optional(),
+    state: InstanceState.optional(),
+    agent_name: AgentName.optional(),
+  })
+  .strict();
+
+/** `GET /v1/conflicts` query. */
+export const ConflictsQuery = z
+  .object({
+    report: z.literal('daily').optional(),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'date is yyyy-mm-dd')
+      .optional(),
+  })
+  .strict();
+
+export const DOCS = {
+  register: describeRoute({
+    tags: ['agents'],
+    summary: 'Register an agent instance',
+    description: `Publishes the instance in DNS and grants a lease. ${fastPath('docs/registry.md')}`,
+    parameters: [registryToken],
+    requestBody: jsonBody(RegisterRequest),
+    responses: {
+      201: jsonResponse('Registered: the instance id, lease token and heartbeat interval.', RegisterResponse),
+      ...errorResponses(
+        ...body,
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'CONFLICT',
+        'INVALID_DECLARATION',
+        'UNKNOWN_CAPABILITY',
+        'INVALID_SVCB',
+        'STORE_UNAVAILABLE',
+        'UNAVAILABLE',
+        'OVERLOADED',
+      ),
+    },
+  }),
+  heartbeat: describeRoute({
+    tags: ['agents'],
+    summary: 'Heartbeat with load',
+    description: `Keeps the lease alive and reports load. ${fastPath('docs/registry.md')}`,
+    parameters: [instanceId, authorization],
+    requestBody: jsonBody(HeartbeatRequest),
+    responses: {
+      200: jsonResponse('Accepted; the next interval.', HeartbeatResponse),
+      ...errorResponses(
+        ...body,
+        'LEASE_TOKEN_INVALID',
+        'UNAUTHORIZED',
+        'UNKNOWN_INSTANCE',
+        'STALE_HEARTBEAT',
+        'STORE_UNAVAILABLE',
+        'UNAVAILABLE',
+        'OVERLOADED',
+      ),
+    },
+  }),
+  deregister: describeRoute({
+    tags: ['agents'],
+    summary: 'Deregister an instance',
+    parameters: [instanceId, authorization],
+    responses: {
+      200: jsonResponse(
+        'Removed from DNS and the registry.',
+        z.object({ instance_id: z.string(), state: z.literal('deregistered') }),
+      ),
+      ...errorResponses(
+        'VALIDATION_FAILED',
+        'LEASE_TOKEN_INVALID',
+        'UNAUTHORIZED',
+        'UNKNOWN_INSTANCE',
+        'STORE_UNAVAILABLE',
+      ),
+    },
+  }),
+  list: describeRoute({
+    tags: ['agents'],
+    summary: 'List instances',
+    parameters: queryParameters(ListQuery),
+    responses: {
+      200: jsonResponse('Every matching instance.', z.object({ instances: z.array(InstanceView) })),
+      ...errorResponses('VALIDATION_FAILED'),
+    },
+  }),
+  get: describeRoute({
+    tags: ['agents'],
+    summary: 'One instance',
+    parameters: [instanceId],
+    responses: {
+      200: jsonResponse('The instance.', InstanceView),
+      ...errorResponses('VALIDATION_FAILED', 'UNKNOWN_INSTANCE'),
+    },
+  }),
+  declarations: describeRoute({
+    tags: ['agents'],
+    summary: "An agent's declaration history",
+    parameters: [pathParameter('agent_name', AgentName, 'The agent name.')],
+    responses: {
+      200: jsonResponse(
+        'Every declaration version, oldest first, with the reason for each change.',
+        z.object({ agent_name: z.string(), history: z.array(DeclarationHistoryEntry) }),
+      ),
+      ...errorResponses('VALIDATION_FAILED', 'NOT_FOUND', 'STORE_UNAVAILABLE'),
+    },
+  }),
+  route: describeRoute({
+    tags: ['routing'],
+    summary: 'Which agents would serve a need',
+    description: `Filters, scores (with a breakdown per candidate) and orders candidates. ${fastPath('docs/registry.md')}`,
+    requestBody: jsonBody(RouteQuery),
+    responses: {
+      200: jsonResponse('Candidates, best first.', RouteResponse),
+      ...errorResponses(...body, 'NO_CANDIDATES', 'UNKNOWN_CAPABILITY'),
+    },
+  }),
+  outcomes: describeRoute({
+    tags: ['routing'],
+    summary: 'Report call outcomes',
+    requestBody: jsonBody(OutcomeBatch),
+    responses: {
+      202: jsonResponse('Recorded.', z.object({ accepted: z.number().int(), ignored: z.number().int() })),
+      ...errorResponses(...body),
+    },
+  }),
+  conflicts: describeRoute({
+    tags: ['routing'],
+    summary: 'Overlapping declarations (or the daily report)',
+    parameters: queryParameters(ConflictsQuery),
+    responses: {
+      200: jsonResponse(
+        'The live conflicts, or with report=daily the day’s report.',
+        z.union([z.object({ conflicts: z.array(ConflictView) }), DailyConflictReport]),
+      ),
+      ...errorResponses('VALIDATION_FAILED', 'NOT_FOUND'),
+    },
+  }),
+  stats: describeRoute({
+    tags: ['routing'],
+    summary: 'Routing hit rate, fallback rate and per-instance figures',
+    responses: { 200: jsonResponse('Routing statistics.', RoutingStats), ...errorResponses() },
+  }),
+  zone: describeRoute({
+    tags: ['dns'],
+    summary: 'The live DNS zone file',
+    description: 'RFC 1035 zone file text; the `X-Zone-Serial` header carries its SOA serial.',
+    responses: {
+      200: { description: 'The zone file.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      ...errorResponses(),
+    },
+  }),
+  healthz: describeRoute({
+    tags: ['probes'],
+    summary: 'Liveness: the process answers',
+    responses: { 200: jsonResponse('Alive.', z.object({ status: z.literal('ok') })) },
+  }),
+  readyz: describeRoute({
+    tags: ['probes'],
+    summary: 'Readiness: store reachable, cache primed',
+    responses: {
+      200: jsonResponse(
+        'Ready.',
+        z.object({ status: z.literal('ready'), checks: z.record(z.string(), z.boolean()) }),
+      ),
+      ...errorResponses('UNAVAILABLE'),
+    },
+  }),
+  metrics: describeRoute({
+    tags: ['probes'],
+    summary: 'Prometheus metrics',
+    responses: {
+      200: {
+        description: 'Text exposition format.',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+    },
+  }),
+};
