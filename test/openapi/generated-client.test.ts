@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { DiscoveryWire, StartedWire, TraceDetailWire, TracePageWire } from '@agent-reach/orchestrator';
+import {
+  DeletedWire,
+  DiscoveryWire,
+  RunSummaryWire,
+  StartedWire,
+  TraceDetailWire,
+  TracePageWire,
+} from '@agent-reach/orchestrator';
 import { InstanceView, RouteResponse, RoutingStats } from '@agent-reach/sdk/protocol';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import createClient from 'openapi-fetch';
@@ -87,5 +94,10 @@ describe('a generated client', () => {
     expect(missing.error?.code).toBe('NOT_FOUND');
 
     DiscoveryWire.parse((await orchestrator.GET('/api/discovery')).data);
+
+    const ran = await orchestrator.POST('/api/run', { body: { text: 'list three risks of a picnic' } });
+    expect(RunSummaryWire.strict().parse(ran.data).status).toBe('ok');
+    const deleted = await orchestrator.DELETE('/api/traces/{id}', { params: { path: { id: trace_id } } });
+    expect(DeletedWire.parse(deleted.data)).toEqual({ trace_id, deleted: true });
   }, 120_000);
 });

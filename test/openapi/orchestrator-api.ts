@@ -346,7 +346,7 @@ export interface operations {
                             node_id: string;
                             capability: string;
                             /** @enum {string} */
-                            status: "pending" | "running" | "succeeded" | "failed" | "unavailable" | "skipped";
+                            status: "pending" | "running" | "succeeded" | "failed" | "unavailable" | "skipped" | "interrupted";
                         }[];
                         error?: string;
                     };
@@ -618,7 +618,7 @@ export interface operations {
                             parallel_group: string | null;
                             purpose: string | null;
                             /** @enum {string} */
-                            status: "pending" | "running" | "succeeded" | "failed" | "unavailable" | "skipped";
+                            status: "pending" | "running" | "succeeded" | "failed" | "unavailable" | "skipped" | "interrupted";
                             agent: string | null;
                             instance_id: string | null;
                             endpoint: string | null;

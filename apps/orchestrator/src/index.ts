@@ -1,4 +1,12 @@
 /** Agent Reach orchestrator, as other packages start and measure it: the server, its config, discovery and trace store. */
+export {
+  DeletedWire,
+  DiscoveryWire,
+  RunSummaryWire,
+  StartedWire,
+  TraceDetailWire,
+  TracePageWire,
+} from './api/index.js';
 export { compileOrchestratorConfig } from './config.js';
 export {
   BIND_POOL,

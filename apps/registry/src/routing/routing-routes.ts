@@ -1,6 +1,5 @@
 import { OutcomeBatch, ReachError, RouteQuery } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { ConflictsQuery, DOCS } from '../api/route-docs.js';
 import { readJson } from '../http/read-json.js';
 import { parseOrThrow } from '../http/validation.js';
