@@ -73,4 +73,24 @@ describe('two orchestrators on one Postgres, one SIGKILLed mid-way', () => {
       }
     }
   }, 180_000);
+
+  it('hands a run over at once on SIGTERM: the other resumes it within a scan, not a lease', async () => {
+    const a = await system.orchestrator({ databaseUrl: database.url });
+    const b = await system.orchestrator({ databaseUrl: database.url });
+    const id = await a.api.start('task handed over');
+    await system.waitForCalls([`${id}.n3`]);
+    const stoppedAt = Date.now();
+    const exit = await a.proc.stop();
+    expect(exit.code).toBe(0);
+    const detail = await finishedTrace(b.api, id, 60_000);
+    expect(detail.trace.status).toBe('ok');
+    const types = detail.events.map((e) => e.type);
+    expect(types.indexOf('run_handed_over')).toBeGreaterThan(-1);
+    expect(types.indexOf('run_resumed')).toBeGreaterThan(types.indexOf('run_handed_over'));
+    const resumed = eventOf(detail, 'run_resumed')!;
+    // Released, not expired: nobody owned it when it was taken, and it took one scan (1 s), not a lease (5 s).
+    expect(resumed.data.previous_owner).toBeNull();
+    expect(Date.parse(resumed.at) - stoppedAt).toBeLessThan(4_000);
+    for (const n of NODES) expect(system.answeredFor(`${id}.${n}`), n).toBe(1);
+  }, 120_000);
 });
