@@ -161,7 +161,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   });
   try {
     // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
-    const ns = nameServerSkydnsEntry(config.reach, Math.ceil(config.heartbeatTimeoutMs / 1000));
+    const ns = await nameServerSkydnsEntry(config.reach, Math.ceil(config.heartbeatTimeoutMs / 1000));
     if (ns !== undefined) await store.commit({ puts: [ns] });
     if (options.sweep !== false) await sweeper.start();
     await routing.start(zone);

@@ -3,24 +3,32 @@ import { describe, expect, it } from 'vitest';
 import { nameServerSkydnsEntry } from './name-server.js';
 
 const config = (dns: Record<string, unknown>) => ReachConfig.parse({ dns });
+const names: Record<string, string> = { 'coredns.agent-reach.svc.cluster.local': '10.96.0.10' };
+const lookup = async (host: string) => names[host];
 
 describe('nameServerSkydnsEntry', () => {
-  it('names the DNS server callers query, else the responder’s concrete address', () => {
-    expect(nameServerSkydnsEntry(config({ server: '10.96.0.10:53' }), 15)).toEqual({
+  it('names the DNS server callers query, resolving a host name once', async () => {
+    expect(await nameServerSkydnsEntry(config({ server: '10.96.0.53:53' }), 15, lookup)).toEqual({
+      key: '/skydns/internal/agents/dns/ns/ns',
+      value: '{"host":"10.96.0.53","ttl":15}',
+    });
+    const k8s = config({ server: 'coredns.agent-reach.svc.cluster.local:53', listen: '0.0.0.0:8053' });
+    expect(await nameServerSkydnsEntry(k8s, 15, lookup)).toEqual({
       key: '/skydns/internal/agents/dns/ns/ns',
       value: '{"host":"10.96.0.10","ttl":15}',
     });
-    expect(
-      nameServerSkydnsEntry(
-        config({ zone: 'reach.example', server: 'coredns:53', listen: '10.0.0.5:8053' }),
-        5,
-      ),
-    ).toEqual({ key: '/skydns/example/reach/dns/ns/ns', value: '{"host":"10.0.0.5","ttl":5}' });
   });
 
-  it('writes none when neither is an address CoreDNS can put in an NS answer', () => {
-    expect(
-      nameServerSkydnsEntry(config({ server: 'coredns:53', listen: '0.0.0.0:8053' }), 15),
-    ).toBeUndefined();
+  it('falls back to the responder’s concrete address when the server name does not resolve', async () => {
+    const reach = config({ zone: 'reach.example', server: 'coredns:53', listen: '10.0.0.5:8053' });
+    expect(await nameServerSkydnsEntry(reach, 5, lookup)).toEqual({
+      key: '/skydns/example/reach/dns/ns/ns',
+      value: '{"host":"10.0.0.5","ttl":5}',
+    });
+  });
+
+  it('writes none when neither gives an address CoreDNS can put in an NS answer', async () => {
+    const reach = config({ server: 'coredns:53', listen: '0.0.0.0:8053' });
+    expect(await nameServerSkydnsEntry(reach, 15, lookup)).toBeUndefined();
   });
 });
