@@ -1,4 +1,5 @@
 import type { DnsClient, DnsRecord, DnsResponse } from '../dns/index.js';
+import { AgentCard, CARD_PATH, cardExtension } from '../protocol/card.js';
 import { capabilityQueryNames } from '../protocol/dns-names.js';
 import { readSvcbAnswers } from '../svcb/index.js';
 import { agentNameOfInstance, type ReachTarget } from './reach-target.js';
@@ -72,8 +73,8 @@ async function svcbTargets(dns: DnsFallback, operation: string): Promise<Found[]
     });
 }
 
-async function srvTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
-  const packet = await ask(dns, capabilityQueryNames(operation, dns.zone).roleSrv, 'SRV');
+async function srvTargets(dns: DnsFallback, owner: string): Promise<Found[]> {
+  const packet = await ask(dns, owner, 'SRV');
   if (!packet) return [];
   return packet.answers
     .filter((rr): rr is DnsRecord & { data: SrvData } => rr.type === TYPE_SRV)
@@ -94,6 +95,42 @@ async function addressOf(dns: DnsFallback, name: string): Promise<string | undef
   return packet && addressIn(packet, name);
 }
 
+const CARD_TIMEOUT_MS = 1_000;
+const CARD_MAX_BYTES = 64 * 1024;
+
+/** The card an instance serves, or undefined (unreachable, too large, not a card) within 1 s. */
+async function cardAt(host: string, port: number): Promise<AgentCard | undefined> {
+  const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  try {
+    const res = await fetch(`http://${authority}${CARD_PATH}`, {
+      signal: AbortSignal.timeout(CARD_TIMEOUT_MS),
+      redirect: 'error',
+    });
+    if (!res.ok || Number(res.headers.get('content-length') ?? 0) > CARD_MAX_BYTES) return undefined;
+    const body = await res.text();
+    if (Buffer.byteLength(body) > CARD_MAX_BYTES) return undefined;
+    const parsed = AgentCard.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live instance (`_agent._tcp`) whose card lists `operation`: the last resort, one card each. */
+async function genericTargets(dns: DnsFallback, operation: string): Promise<Found[]> {
+  const all = await srvTargets(dns, capabilityQueryNames(operation, dns.zone).genericSrv);
+  const kept = await Promise.all(
+    all.map(async (f): Promise<Found | undefined> => {
+      const host = f.host ?? (await addressOf(dns, f.name));
+      if (!host) return undefined;
+      const card = await cardAt(host, f.port);
+      const ids = card ? (cardExtension(card)?.capability_ids ?? []) : [];
+      return ids.includes(operation) ? { ...f, host } : undefined;
+    }),
+  );
+  return kept.filter((f): f is Found => f !== undefined);
+}
+
 /** RFC 2782 order: lower priority first; within one priority, a weighted random draw. */
 function srvOrder(found: Found[], random: () => number): Found[] {
   const keyed = found.map((f) => ({ f, key: random() ** (1 / Math.max(f.weight, 0.01)) }));
@@ -103,8 +140,9 @@ function srvOrder(found: Found[], random: () => number): Found[] {
 
 /**
  * Candidates for `operation` from DNS alone (ARCHITECTURE section 3): the DNS-AID SVCB
- * `_<op>._a2a._agents.<zone>` first, then the role SRV `_<op>._tcp.<zone>`. Idempotency is unknown in
- * DNS, so targets say false.
+ * `_<op>._a2a._agents.<zone>` first, then the role SRV `_<op>._tcp.<zone>`, then the generic
+ * `_agent._tcp.<zone>` filtered by each instance's card. Idempotency is unknown in DNS, so targets
+ * say false.
  */
 export async function resolveViaDns(
   dns: DnsFallback,
@@ -112,7 +150,11 @@ export async function resolveViaDns(
   random: () => number = Math.random,
 ): Promise<ReachTarget[]> {
   let found = await svcbTargets(dns, operation).catch(() => [] as Found[]);
-  if (found.length === 0) found = await srvTargets(dns, operation).catch(() => [] as Found[]);
+  if (found.length === 0)
+    found = await srvTargets(dns, capabilityQueryNames(operation, dns.zone).roleSrv).catch(
+      () => [] as Found[],
+    );
+  if (found.length === 0) found = await genericTargets(dns, operation).catch(() => [] as Found[]);
   const targets: ReachTarget[] = [];
   for (const f of srvOrder(found, random)) {
     const host = f.host ?? (await addressOf(dns, f.name));

@@ -1,4 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildAgentCard, CARD_PATH } from '../protocol/card.js';
+import { Declaration } from '../protocol/declaration.js';
 import { toDnsPacketAnswer } from '../svcb/index.js';
 import {
   behaviours,
@@ -98,6 +102,67 @@ describe('DNS fallback when the registry is unreachable', () => {
     const result = await reach.reach({ need: { operation: 'summarize' }, input: {} });
     expect(result.ok && result.value.output).toBe('preferred');
     expect(dns.seen).toContain('SRV _summarize._tcp.agents.internal');
+  });
+
+  it('falls back last to _agent._tcp, keeping only the instances whose card lists the operation', async () => {
+    const serveCard = async (operation: string, broken = false) => {
+      const server = createServer((req, res) => {
+        const port = (server.address() as AddressInfo).port;
+        const declaration = Declaration.parse({
+          agent_name: `${operation}-agent`,
+          domain: 'text_processing',
+          capabilities: { [operation]: {} },
+        });
+        const card = buildAgentCard(declaration, {
+          host: '127.0.0.1',
+          port,
+          scheme: 'http',
+          alpn: ['http/1.1'],
+        });
+        if (req.url !== CARD_PATH) return res.writeHead(404).end();
+        res.setHeader('content-type', 'application/json');
+        res.end(broken ? '{"name":' : JSON.stringify(card));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+      return (server.address() as AddressInfo).port;
+    };
+    const summarizer = await serveCard('summarize');
+    const translator = await serveCard('translate');
+    const broken = await serveCard('summarize', true);
+    const srv = (target: string, port: number) => ({
+      type: 'SRV' as const,
+      name: '_agent._tcp.agents.internal',
+      ttl: 15,
+      data: { priority: 10, weight: 10, port, target },
+    });
+    const dns = await startFakeDns({
+      'SRV _agent._tcp.agents.internal': {
+        answers: [
+          srv('translator-aaaa.agents.internal', translator),
+          srv('summarizer-bbbb.agents.internal', summarizer),
+          srv('broken-cccc.agents.internal', broken),
+        ],
+        additionals: ['translator-aaaa', 'summarizer-bbbb', 'broken-cccc'].map((id) => ({
+          type: 'A' as const,
+          name: `${id}.agents.internal`,
+          ttl: 15,
+          data: '127.0.0.1',
+        })),
+      },
+    });
+    closers.push(dns.close);
+    const reach = new ReachClient({ dns: { server: dns.server }, outcomes: false });
+    closers.push(() => reach.close());
+    const routed = await reach.route({ operation: 'summarize' });
+    expect(routed.ok && routed.value.targets.map((t) => [t.instance_id, t.endpoint.port])).toEqual([
+      ['summarizer-bbbb', summarizer],
+    ]);
+    expect(dns.seen).toEqual([
+      'UNKNOWN_64 _summarize._a2a._agents.agents.internal',
+      'SRV _summarize._tcp.agents.internal',
+      'SRV _agent._tcp.agents.internal',
+    ]);
   });
 
   it('says UNAVAILABLE without DNS, and NO_CANDIDATES when DNS has none either', async () => {
