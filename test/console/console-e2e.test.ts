@@ -160,6 +160,13 @@ describe('console in a real browser against the real system', () => {
     await page.waitForSelector('.tiles .tile');
     expect(await page.textContent('.tiles')).toContain('route hit rate');
     await page.screenshot({ path: `${ARTIFACTS}console-metrics.png`, fullPage: true });
+
+    // An unknown route says so (and the page has one h1), instead of showing the Run page.
+    await page.goto(`${stack.consoleUrl}/#/no-such-page/x`);
+    await page.waitForSelector('[data-page="not-found"]');
+    expect(await page.textContent('main')).toContain('There is no console page at #/no-such-page/x');
+    expect(await page.locator('h1').count()).toBe(1);
+    expect(await page.locator('#tabs a[aria-current="page"]').count()).toBe(0);
   }, 60_000);
 
   it('lists the trace under Traces with a status filter, and deletes it', async () => {
@@ -169,6 +176,15 @@ describe('console in a real browser against the real system', () => {
     await page.waitForSelector('main .trace-list .empty');
     await page.selectOption('select[name=status]', 'ok');
     await page.waitForSelector(`main table a[href="#/traces/${traceId}"]`);
+    // The one search box finds the run by its trace id (and its first digits).
+    await page.selectOption('select[name=status]', '');
+    await page.getByRole('searchbox', { name: 'search traces by id or text' }).fill(traceId.slice(0, 10));
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect
+      .poll(() =>
+        page.$$eval('main table a[href^="#/traces/"]', (els) => els.map((e) => e.getAttribute('href'))),
+      )
+      .toEqual([`#/traces/${traceId}`]);
 
     await page.click(`main table a[href="#/traces/${traceId}"]`);
     await page.waitForSelector('button.danger');

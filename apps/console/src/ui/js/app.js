@@ -5,6 +5,7 @@ import * as agents from './pages/agents.js';
 import * as conflicts from './pages/conflicts.js';
 import * as discovery from './pages/discovery.js';
 import * as metrics from './pages/metrics.js';
+import * as notFound from './pages/not-found.js';
 import * as run from './pages/run.js';
 import * as trace from './pages/trace.js';
 import * as traces from './pages/traces.js';
@@ -34,7 +35,10 @@ function route(hash) {
   const [tab = 'run', ...params] = parts;
   if (tab === 'traces' && params.length > 0) return { tab, page: trace, params };
   const pages = { run, traces, discovery, agents, conflicts, metrics };
-  return pages[tab] ? { tab, page: pages[tab], params } : { tab: 'run', page: run, params: [] };
+  // An unknown route says so; it never silently shows another page.
+  return Object.hasOwn(pages, tab)
+    ? { tab, page: pages[tab], params }
+    : { tab: null, page: notFound, params: parts };
 }
 
 const main = document.getElementById('main');

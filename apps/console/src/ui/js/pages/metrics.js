@@ -18,7 +18,12 @@ const INSTANCE_COLUMNS = [
   { header: 'State', cell: (i) => badge(i.state === 'healthy' ? 'ok' : 'unavailable', i.state) },
   { header: 'Window', cell: (i) => String(i.window), class: 'num' },
   { header: 'Failures', cell: (i) => String(i.failures), class: 'num' },
-  { header: 'Success rate', cell: (i) => formatPct(i.success_rate), class: 'num' },
+  // With no call in its window the rate is only the prior: say so instead of showing it.
+  {
+    header: 'Success rate',
+    cell: (i) => (i.window > 0 ? formatPct(i.success_rate) : 'no calls yet'),
+    class: 'num',
+  },
   { header: 'p50', cell: (i) => formatMs(i.latency_ms?.p50), class: 'num' },
   { header: 'p95', cell: (i) => formatMs(i.latency_ms?.p95), class: 'num' },
 ];

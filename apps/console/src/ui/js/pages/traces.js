@@ -24,7 +24,8 @@ export function mount(root) {
   const q = h('input', {
     name: 'q',
     type: 'search',
-    placeholder: 'search task or summary',
+    'aria-label': 'search traces by id or text',
+    placeholder: 'trace id, task or summary text',
     maxlength: '200',
   });
   const list = h('div', { class: 'trace-list' });
