@@ -1,4 +1,5 @@
 import { benchDns } from './dns.bench.js';
+import { benchFastPaths } from './fast-paths.bench.js';
 import { benchLiveness } from './liveness.bench.js';
 import { benchOrchestrator } from './orchestrator.bench.js';
 import { benchRegistry } from './registry.bench.js';
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   routing: benchRouting,
   orchestrator: benchOrchestrator,
   takeover: benchTakeover,
+  'fast-paths': benchFastPaths,
 };
 
 const wanted = process.argv.slice(2);

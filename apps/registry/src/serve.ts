@@ -22,6 +22,11 @@ export async function startRegistry(
     listen?: { host: string; port: number };
     /** Runs after the registry is built and before HTTP listens (e.g. the DNS responder), so /readyz never precedes it. */
     beforeListen?: (registry: Registry) => Promise<void>;
+    /**
+     * Serve heartbeats, route queries and registrations on their node:http fast paths (the one seam
+     * of docs/benchmarks.md, "HTTP fast paths"); false sends every request through hono. @default true
+     */
+    fastPaths?: boolean;
   },
 ): Promise<RunningRegistry> {
   const registry = await createRegistry(options);
@@ -45,8 +50,9 @@ export async function startRegistry(
     logger: registry.logger,
     maxBodyBytes: options.config.maxBodyBytes,
   });
+  const fast = options.fastPaths ?? true;
   const server = createServer((req, res) => {
-    if (!heartbeat(req, res) && !route(req, res) && !register(req, res)) void viaHono(req, res);
+    if (!fast || (!heartbeat(req, res) && !route(req, res) && !register(req, res))) void viaHono(req, res);
   });
   server.keepAliveTimeout = 65_000;
   try {
