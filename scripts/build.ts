@@ -1,4 +1,5 @@
 // `pnpm build`: every app bundled to JavaScript under apps/<app>/dist (docs/build.md says why esbuild).
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,19 +33,22 @@ export const APP_BUILDS: AppBuild[] = [
  * console's UI, the migrations, the SDK's heartbeat worker) are found in the source tree in a build too.
  */
 function workspacePlugin(appDir: string, outDir: string): Plugin {
+  const manifest = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  const dependencies = new Set(Object.keys(manifest.dependencies ?? {}));
   return {
     name: 'agent-reach-workspace',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.path.startsWith('node:') || args.path.startsWith('@agent-reach/')) return undefined;
         if (args.pluginData === 'checked') return undefined;
-        // Resolved from the app's directory: what `node dist/main.js` will find at run time.
-        const found = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: appDir,
-          pluginData: 'checked',
-        });
-        if (found.errors.length > 0) {
+        // What `node dist/main.js` finds at run time in an image: the app's production dependencies
+        // (`pnpm deploy --prod`), not dev ones nor the workspace root's, which only the checkout has.
+        const name = args.path.startsWith('@')
+          ? args.path.split('/').slice(0, 2).join('/')
+          : args.path.split('/')[0]!;
+        if (!dependencies.has(name)) {
           // A library's own dependency (the SDK's eventsource-parser) goes into the bundle with it.
           if (!args.importer.startsWith(appDir)) return undefined;
           return {
@@ -55,6 +59,12 @@ function workspacePlugin(appDir: string, outDir: string): Plugin {
             ],
           };
         }
+        const found = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: appDir,
+          pluginData: 'checked',
+        });
+        if (found.errors.length > 0) return { errors: found.errors };
         return { path: args.path, external: true };
       });
       b.onLoad({ filter: /\.ts$/ }, async (args) => {
@@ -93,6 +103,10 @@ export async function buildApp({ app, entries }: AppBuild): Promise<string[]> {
     // Names of functions and classes stay as written (pino, error names), and no `__name` helper is emitted.
     keepNames: false,
     logLevel: 'warning',
+    // CommonJS code bundled from a library's dependencies (pino-pretty) calls require().
+    banner: {
+      js: "import { createRequire as __reachCreateRequire } from 'node:module'; const require = __reachCreateRequire(import.meta.url);",
+    },
     define: {
       // Where the bundled responder worker lies, seen from the source file that starts it.
       REACH_BUNDLED_RESPONDER: JSON.stringify(
