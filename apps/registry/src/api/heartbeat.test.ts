@@ -140,3 +140,21 @@ describe('POST /v1/agents/:id/heartbeat', () => {
     expect(await alive()).toBe(false);
   });
 });
+
+describe('a heartbeat while the store is unavailable', () => {
+  it('answers 503 STORE_UNAVAILABLE, keeps the seq retryable, and keeps the agent healthy (it was heard)', async () => {
+    expect((await beat(1)).status).toBe(200);
+    const keepAlive = vi.spyOn(t.store, 'keepAlive').mockRejectedValue(new Error('no quorum'));
+    // Ten seconds without a keep-alive the store took (suspect after 7.5 s, the lease ends at 15 s).
+    for (let i = 0; i < 2; i++) {
+      await t.advance(5000);
+      const reply = await beat(2);
+      expect(reply.status, `${i}: ${JSON.stringify(reply.body)}`).toBe(503);
+      expect(reply.body.code).toBe('STORE_UNAVAILABLE');
+    }
+    expect(t.registry.liveness.snapshot(id)?.state).toBe('healthy');
+    keepAlive.mockRestore();
+    // The seq the store never took is accepted once it is back.
+    expect((await beat(2)).status).toBe(200);
+  });
+});

@@ -57,6 +57,10 @@ export function createHeartbeat(deps: RegistrationDeps) {
       kept = await store.keepAlive(entry.leaseId);
     } catch (cause) {
       if (entry.lastSeq === request.seq) entry.lastSeq = previous;
+      // The agent is alive, only the store is not (etcd without quorum expires no lease either): it
+      // stays healthy, so weights published once the store is back do not demote it.
+      table.beat(entry, request.load);
+      deps.facts?.note(entry);
       throw new ReachError('STORE_UNAVAILABLE', 'the store did not take the keep-alive; retry', { cause });
     }
     if (!kept.ok) {
