@@ -16,6 +16,7 @@ const ENV_KEYS: Record<string, string[]> = {
   REACH_ZONE: ['dns', 'zone'],
   REACH_ORCHESTRATOR_LISTEN: ['orchestrator', 'listen'],
   REACH_ORCHESTRATOR_REGISTRY_URL: ['orchestrator', 'registry_url'],
+  REACH_ORCHESTRATOR_REGISTRY_TOKEN: ['orchestrator', 'registry_token'],
   REACH_CONSOLE_LISTEN: ['console', 'listen'],
 };
 

@@ -16,17 +16,62 @@ const Seconds = z.union([z.string(), z.number()]).transform((value, ctx) => {
 
 const HostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'host:port');
 
-/** A registry bearer token and the capability patterns it may register (`*`, `text_*`, `summarize`). */
+/** What a registry token may do: register agents, report call outcomes (`POST /v1/outcomes`). */
+export const TokenRight = z.enum(['register', 'report_outcomes']);
+export type TokenRight = z.infer<typeof TokenRight>;
+
+/**
+ * A registry bearer token: its rights, the capability patterns it may register (`*`, `text_*`,
+ * `summarize`) and the agent-name patterns it may register under (`*`, `trans-*`, `summarizer`).
+ */
 export const TokenGrant = z
   .object({
     name: z.string().min(1).max(80),
     token: z.string().min(8).optional(),
     /** Read the token from this environment variable instead of the file. */
     token_env: z.string().min(1).optional(),
-    capabilities: z.array(z.string().regex(/^[a-z0-9_*]{1,40}$/)).min(1),
+    capabilities: z.array(z.string().regex(/^[a-z0-9_*]{1,40}$/)).default([]),
+    /** Agent names this token may register; the first registration of a name binds it to the token. */
+    agent_names: z
+      .array(z.string().regex(/^[a-z0-9*][a-z0-9*-]{0,62}$/))
+      .min(1)
+      .default(['*']),
+    rights: z.array(TokenRight).min(1).default(['register', 'report_outcomes']),
   })
   .strict()
-  .refine((t) => t.token !== undefined || t.token_env !== undefined, 'give token or token_env');
+  .refine((t) => t.token !== undefined || t.token_env !== undefined, 'give token or token_env')
+  .refine(
+    (t) => !t.rights.includes('register') || t.capabilities.length > 0,
+    'a token with the register right needs capabilities',
+  );
+
+/** Connection hygiene of one HTTP server (registry, orchestrator, console). */
+export const ConnectionLimitsConfig = z
+  .object({
+    /** A connection with no request in flight closes after this long without a byte. */
+    idle_timeout: Seconds.prefault(30),
+    /** The request head must arrive within this. */
+    header_timeout: Seconds.prefault(10),
+    /** The whole request (head and body) must arrive within this. */
+    request_timeout: Seconds.prefault(60),
+    /** More connections than this are closed at once (and counted in the metrics). */
+    max_connections: z.number().int().min(1).max(1_000_000).default(4096),
+    /** A kept-alive connection serves at most this many requests (0: no limit). */
+    max_requests_per_connection: z.number().int().min(0).default(10_000),
+  })
+  .strict();
+export type ConnectionLimitsConfig = z.infer<typeof ConnectionLimitsConfig>;
+
+/** How far one caller's outcomes can move an instance's success rate. */
+export const OutcomeBoundsConfig = z
+  .object({
+    /**
+     * Most share of an instance's outcome evidence (the prior included) one caller's window may hold
+     * when tokens are configured; 0.5 keeps one caller's 100 % failures at a success rate of 0.45.
+     */
+    caller_share: z.number().gt(0).lt(1).default(0.5),
+  })
+  .strict();
 
 /** The registry's section (the seed's `control_plane`, extended). */
 export const ControlPlaneConfig = z
@@ -53,6 +98,8 @@ export const ControlPlaneConfig = z
       .strict()
       .prefault({}),
     warmup: Seconds.prefault(300),
+    outcomes: OutcomeBoundsConfig.prefault({}),
+    connections: ConnectionLimitsConfig.prefault({}),
   })
   .strict();
 
@@ -128,6 +175,14 @@ export const DnsConfig = z
      * instances (a second V8 isolate, its module loader, a second copy of the zone).
      */
     responder_thread: z.boolean().default(false),
+    /** DNS over TCP: connections idle this long close; more than `max_connections` are refused. */
+    tcp: z
+      .object({
+        idle_timeout: Seconds.prefault(10),
+        max_connections: z.number().int().min(1).max(65_535).default(256),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
@@ -151,6 +206,8 @@ export const OrchestratorConfig = z
     database_url: z.string().optional(),
     /** Registry the orchestrator reports its calls' outcomes to (`POST /v1/outcomes`); none: not reported. */
     registry_url: z.string().url().optional(),
+    /** Bearer token for `POST /v1/outcomes` when the registry has tokens (`report_outcomes` right). */
+    registry_token: z.string().min(8).optional(),
     api_token: z.string().min(8).optional(),
     providers: z.array(ProviderConfig).default([]),
     stale_after: Seconds.prefault(300),
@@ -158,6 +215,7 @@ export const OrchestratorConfig = z
     lease_ttl: Seconds.prefault(5),
     /** How often an orchestrator looks for runs whose owner stopped renewing (or handed them over). */
     takeover_interval: Seconds.prefault(1),
+    connections: ConnectionLimitsConfig.prefault({}),
   })
   .strict();
 
@@ -167,6 +225,7 @@ export const ConsoleConfig = z
     listen: HostPort.default('127.0.0.1:18089'),
     /** Jaeger's UI base URL; when set, trace views link to `<jaeger_url>/trace/<id>`. */
     jaeger_url: z.string().url().optional(),
+    connections: ConnectionLimitsConfig.prefault({}),
   })
   .strict();
 

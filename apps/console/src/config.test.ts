@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTION_LIMITS } from '@agent-reach/sdk/node';
 import { describe, expect, it } from 'vitest';
 import { loadConsoleConfig, urlOfListen } from './config.js';
 
@@ -12,6 +13,7 @@ describe('loadConsoleConfig', () => {
       apiToken: null,
       registryToken: null,
       logLevel: 'info',
+      connections: DEFAULT_CONNECTION_LIMITS,
     });
   });
 
@@ -45,6 +47,7 @@ describe('loadConsoleConfig', () => {
       apiToken: 'secret-token',
       registryToken: 'registry-token',
       logLevel: 'info',
+      connections: DEFAULT_CONNECTION_LIMITS,
     });
   });
 
@@ -69,6 +72,17 @@ describe('loadConsoleConfig', () => {
     );
     expect(config.jaegerUrl).toBe('http://jaeger:16686');
     expect(config.apiToken).toBe('file-token-123');
+  });
+
+  it('reads console.connections', () => {
+    const config = loadConsoleConfig(
+      {},
+      'console: { connections: { idle_timeout: 5, max_connections: 64 } }',
+    );
+    expect(config.connections).toMatchObject({ idleTimeoutMs: 5000, maxConnections: 64 });
+    expect(() => loadConsoleConfig({}, 'console: { connections: { max_connections: 0 } }')).toThrow(
+      /console\.connections\.max_connections/,
+    );
   });
 
   it('fails fast with INVALID_CONFIG naming the variable', () => {

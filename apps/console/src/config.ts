@@ -1,4 +1,4 @@
-import { loadConfig, type ReachConfig } from '@agent-reach/config';
+import { type ConnectionLimits, connectionLimitsOf, loadConfig, type ReachConfig } from '@agent-reach/config';
 import { ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
 
 /** Everything the console server and the `reach` CLI need, compiled once; nothing else reads the env. */
@@ -20,6 +20,8 @@ export interface ConsoleConfig {
   apiToken: string | null;
   /** Token `reach verify` registers its faulty agent with (`REACH_REGISTRY_TOKEN`); null: open registry. */
   registryToken: string | null;
+  /** Idle/header timeouts, connection cap and keep-alive limit of the console server (`console.connections`). */
+  connections: ConnectionLimits;
 }
 
 const invalid = (key: string, message: string) =>
@@ -94,6 +96,7 @@ export function compileConsoleConfig(
     apiToken: pick('REACH_API_TOKEN') ?? reach.orchestrator.api_token ?? null,
     registryToken: pick('REACH_REGISTRY_TOKEN') ?? null,
     logLevel,
+    connections: connectionLimitsOf(reach.console.connections),
   };
 }
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadConfig, type ReachConfig } from '@agent-reach/config';
+import { type ConnectionLimits, connectionLimitsOf, loadConfig, type ReachConfig } from '@agent-reach/config';
 import {
   type CatalogEntry,
   DEFAULT_CATALOG_ENTRIES,
@@ -25,6 +25,10 @@ export interface OrchestratorConfig {
   apiToken: string | null;
   /** Registry that gets the outcome of every agent call (`orchestrator.registry_url`); null: none. */
   registryUrl: string | null;
+  /** Bearer token (`report_outcomes` right) for the registry's outcome API; null: none sent. */
+  registryToken: string | null;
+  /** Idle/header timeouts, connection cap and keep-alive limit of the API server. */
+  connections: ConnectionLimits;
   /** A running trace with no event for this long is aborted. @default 300000 */
   staleAfterMs: number;
   /** How often stale traces are reaped. @default 60000 */
@@ -107,6 +111,8 @@ export function compileOrchestratorConfig(
     pglitePath: join(reach.storage.path, 'orchestrator-traces'),
     apiToken: o.api_token ?? null,
     registryUrl: o.registry_url?.replace(/\/+$/, '') ?? null,
+    registryToken: o.registry_token ?? null,
+    connections: connectionLimitsOf(o.connections),
     staleAfterMs: o.stale_after,
     reapIntervalMs: Math.min(60_000, o.stale_after),
     leaseTtlMs: o.lease_ttl,

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { OutcomeReporter, RetryBudget } from '@agent-reach/sdk/client';
 import { systemClock } from '@agent-reach/sdk/clock';
 import { UdpDnsClient } from '@agent-reach/sdk/dns';
+import { connectionServerOptions, guardConnections } from '@agent-reach/sdk/node';
 import { createAdaptorServer } from '@hono/node-server';
 import { trace } from '@opentelemetry/api';
 import { type Logger, pino } from 'pino';
@@ -95,7 +96,12 @@ export async function startOrchestrator(
   const outcomes =
     config.registryUrl === null
       ? undefined
-      : new OutcomeReporter({ registryUrl: config.registryUrl, fetch, clock: systemClock });
+      : new OutcomeReporter({
+          registryUrl: config.registryUrl,
+          token: config.registryToken ?? undefined,
+          fetch,
+          clock: systemClock,
+        });
   const orchestrator = new Orchestrator({
     store,
     index,
@@ -131,7 +137,12 @@ export async function startOrchestrator(
     log: (fields, message) => logger.error(fields, message),
   });
   const { host, port } = options.listen ?? config.listen;
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    hostname: host,
+    serverOptions: connectionServerOptions(config.connections),
+  }) as Server;
+  metrics.watchConnections(guardConnections(server, config.connections));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

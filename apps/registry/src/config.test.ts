@@ -35,7 +35,15 @@ describe('loadRegistryConfig', () => {
     expect(config.heartbeatIntervalMs).toBe(2000);
     expect(config.heartbeatTimeoutMs).toBe(6000);
     expect(config.zone).toBe('x.test');
-    expect(config.tokens).toEqual([{ name: 'ci', token: 'secret-ci-token', capabilities: ['text_*'] }]);
+    expect(config.tokens).toEqual([
+      {
+        name: 'ci',
+        token: 'secret-ci-token',
+        capabilities: ['text_*'],
+        agentNames: ['*'],
+        rights: ['register', 'report_outcomes'],
+      },
+    ]);
     expect(config.catalog.has('translation')).toBe(true);
   });
 

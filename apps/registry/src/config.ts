@@ -1,11 +1,22 @@
-import { loadConfig, ReachConfig, type ReachConfigInput } from '@agent-reach/config';
+import {
+  type ConnectionLimits,
+  connectionLimitsOf,
+  loadConfig,
+  ReachConfig,
+  type ReachConfigInput,
+  type TokenRight,
+} from '@agent-reach/config';
 import { DEFAULT_CATALOG, ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
 
-/** A bearer token with the capability patterns it may register. */
+/** A bearer token with its rights and the capability and agent-name patterns it may register. */
 export interface ResolvedToken {
   name: string;
   token: string;
   capabilities: string[];
+  /** @default ['*'] */
+  agentNames?: string[];
+  /** @default ['register', 'report_outcomes'] */
+  rights?: TokenRight[];
 }
 
 /** Everything the registry needs from the config file, compiled once at start. */
@@ -31,6 +42,10 @@ export interface RegistryConfig {
   etcdPassword?: string;
   /** pino level from `LOG_LEVEL`. @default 'info' */
   logLevel: LogLevel;
+  /** Idle/header timeouts, connection cap and keep-alive limit of the HTTP server. */
+  connections: ConnectionLimits;
+  /** Most share of an instance's outcome evidence one authenticated caller may hold. @default 0.5 */
+  outcomeCallerShare: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -63,7 +78,13 @@ function resolveTokens(config: ReachConfig, env: Record<string, string | undefin
       });
     }
     seen.add(token);
-    return { name: grant.name, token, capabilities: grant.capabilities };
+    return {
+      name: grant.name,
+      token,
+      capabilities: grant.capabilities,
+      agentNames: grant.agent_names,
+      rights: grant.rights,
+    };
   });
 }
 
@@ -120,6 +141,8 @@ export function compileRegistryConfig(
     },
     logLevel: logLevelOf(env),
     ...etcdPasswordOf(reach, env),
+    connections: connectionLimitsOf(cp.connections),
+    outcomeCallerShare: cp.outcomes.caller_share,
   };
 }
 

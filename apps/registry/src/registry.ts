@@ -13,7 +13,12 @@ import { SharedFacts } from './liveness/shared-facts.js';
 import { StormGuard } from './liveness/storm-guard.js';
 import { Sweeper } from './liveness/sweeper.js';
 import { RegistryMetrics } from './metrics/registry-metrics.js';
-import { createRegistrationVerbs, DeclarationLog, type RegistrationVerbs } from './registration/index.js';
+import {
+  createRegistrationVerbs,
+  DeclarationLog,
+  NameOwners,
+  type RegistrationVerbs,
+} from './registration/index.js';
 import { RoutingService } from './routing/index.js';
 import { nameServerSkydnsEntry } from './skydns/index.js';
 import { KEYS } from './store/keys.js';
@@ -107,14 +112,16 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     () => sweeper?.isLeader ?? false,
     options.processMetrics ?? false,
   );
+  const authority = new TokenAuthority(config.tokens);
   const verbs = createRegistrationVerbs({
     config,
     store,
     instances,
     table: liveness,
     facts,
-    authority: new TokenAuthority(config.tokens),
+    authority,
     declarations: new DeclarationLog(store, logger),
+    owners: new NameOwners(store),
     metrics,
     clock,
     logger,
@@ -152,7 +159,9 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     logger,
     metricsRegistry: metrics.registry,
     isLeader: () => sweeper.isLeader,
+    authority,
     config: {
+      callerShare: config.outcomeCallerShare,
       warmupMs: cp.warmup,
       routeCacheTtlMs: cp.route_cache_ttl,
       zone: config.zone,

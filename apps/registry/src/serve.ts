@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connectionServerOptions, guardConnections } from '@agent-reach/sdk/node';
 import { getRequestListener } from '@hono/node-server';
 import { heartbeatFastPath } from './api/heartbeat-fast-path.js';
 import { registerFastPath } from './api/register-fast-path.js';
@@ -51,10 +52,11 @@ export async function startRegistry(
     maxBodyBytes: options.config.maxBodyBytes,
   });
   const fast = options.fastPaths ?? true;
-  const server = createServer((req, res) => {
+  const limits = options.config.connections;
+  const server = createServer(connectionServerOptions(limits), (req, res) => {
     if (!fast || (!heartbeat(req, res) && !route(req, res) && !register(req, res))) void viaHono(req, res);
   });
-  server.keepAliveTimeout = 65_000;
+  registry.metrics.watchConnections('http', guardConnections(server, limits));
   try {
     await options.beforeListen?.(registry);
     await new Promise<void>((resolve, reject) => {

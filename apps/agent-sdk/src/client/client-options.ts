@@ -33,6 +33,8 @@ export interface ReachClientOptions {
   fallbackEnabled?: boolean;
   /** Shared budget of retries and fallbacks (a token bucket). */
   retryBudget?: { ratio?: number; minPerSecond?: number; maxTokens?: number };
+  /** Registry bearer token (with the `report_outcomes` right) sent with outcome reports, when the registry has tokens. */
+  registryToken?: string;
   /** Outcome reporting to `POST /v1/outcomes`; `false` turns it off. */
   outcomes?: false | { flushInterval?: DurationInput; maxBatch?: number };
   /** Sent as `caller` in every invoke. */
@@ -56,6 +58,7 @@ export interface CompiledClientOptions {
   fallbackEnabled: boolean;
   retryBudget: { ratio: number; minPerSecond: number; maxTokens: number };
   outcomes: { flushIntervalMs: number; maxBatch: number } | false;
+  registryToken: string | undefined;
   caller: string | undefined;
   fetch: typeof fetch;
   clock: Clock;
@@ -127,6 +130,7 @@ export function compileClientOptions(options: ReachClientOptions = {}): Compiled
             flushIntervalMs: ms(outcomes?.flushInterval, 1000, 'outcomes.flushInterval'),
             maxBatch: count(outcomes?.maxBatch, 100, 'outcomes.maxBatch', 1, 1000),
           },
+    registryToken: options.registryToken,
     caller: options.caller,
     fetch: options.fetch ?? globalThis.fetch,
     clock: options.clock ?? systemClock,

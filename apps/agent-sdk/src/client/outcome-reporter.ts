@@ -8,6 +8,8 @@ export type OutcomeReport = z.input<typeof Outcome>;
 /** Where and how often outcomes go. */
 export interface OutcomeReporterOptions {
   registryUrl: string;
+  /** Bearer token with the `report_outcomes` right, when the registry has tokens. */
+  token?: string | undefined;
   fetch: typeof fetch;
   clock: Clock;
   /** @default 1000 */
@@ -29,7 +31,12 @@ export class OutcomeReporter {
   /** Batches the registry took, and ones that failed (for tests and diagnostics). */
   readonly counts = { sent: 0, failed: 0, dropped: 0 };
 
-  constructor(private readonly options: OutcomeReporterOptions) {}
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly options: OutcomeReporterOptions) {
+    this.headers = { 'content-type': 'application/json' };
+    if (options.token) this.headers.authorization = `Bearer ${options.token}`;
+  }
 
   /** Queues one outcome. */
   add(outcome: OutcomeReport): void {
@@ -67,7 +74,7 @@ export class OutcomeReporter {
     const sending = this.options
       .fetch(`${this.options.registryUrl}/v1/outcomes`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: this.headers,
         body: JSON.stringify({ outcomes }),
         signal: AbortSignal.timeout(5000),
       })

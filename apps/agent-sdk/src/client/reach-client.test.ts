@@ -277,4 +277,21 @@ describe('ReachClient inputs and the registry', () => {
     await settle();
     expect(registry.outcomeBatches.map((batch) => batch.length)).toEqual([3, 1]);
   });
+
+  it('sends its registry token with outcome reports, and none without one', async () => {
+    const good = await agent(behaviours.answer('ok'));
+    const registry = fakeRegistry(() => [candidate('good-1', good.port)]);
+    const seen: Array<string | null> = [];
+    const watching: typeof fetch = (input, init) => {
+      if (String(input).endsWith('/v1/outcomes')) seen.push(new Headers(init?.headers).get('authorization'));
+      return registry.fetch(input, init);
+    };
+    const withToken = client(registry, { fetch: watching, registryToken: 'caller-token-0001' });
+    await withToken.reach({ need, input: {} });
+    await withToken.close();
+    const without = client(registry, { fetch: watching });
+    await without.reach({ need, input: {} });
+    await without.close();
+    expect(seen).toEqual(['Bearer caller-token-0001', null]);
+  });
 });

@@ -97,6 +97,7 @@ export class ReachClient {
     if (registryUrl && outcomes) {
       this.reporter = new OutcomeReporter({
         registryUrl,
+        token: this.options.registryToken,
         fetch: this.options.fetch,
         clock: this.options.clock,
         ...outcomes,

@@ -1,3 +1,11 @@
 /** Node-side helpers the control plane's processes share. */
+
+export {
+  type ConnectionLimits,
+  type ConnectionStats,
+  connectionServerOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  guardConnections,
+} from './connection-guard.js';
 export { takePidLock } from './pid-lock.js';
 export { type ProcessLoggerOptions, processLogger } from './process-logger.js';

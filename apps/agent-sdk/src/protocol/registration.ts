@@ -95,6 +95,8 @@ export const DeclarationHistoryEntry = z.object({
   version: z.string(),
   change_reason: z.string().nullable(),
   recorded_at: z.string(),
+  /** The registry token (its configured name) whose registration recorded this version; null when open. */
+  changed_by: z.string().nullable().default(null),
   declaration: Declaration,
 });
 export type DeclarationHistoryEntry = z.infer<typeof DeclarationHistoryEntry>;

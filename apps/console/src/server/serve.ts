@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
+import {
+  connectionServerOptions,
+  DEFAULT_CONNECTION_LIMITS,
+  guardConnections,
+} from '@agent-reach/sdk/node';
 import { serve } from '@hono/node-server';
 import type { ConsoleConfig } from '../config.js';
+import { ConsoleMetrics } from './console-metrics.js';
 import { type ConsoleAppDeps, createConsoleApp } from './create-console-app.js';
 
 /** A console that is listening. */
@@ -13,20 +19,31 @@ export interface RunningConsole {
 
 /** Serves the console on `config.listen` (port 0 picks a free one). */
 export async function startConsole(
-  config: Pick<ConsoleConfig, 'listen' | 'registryUrl' | 'orchestratorUrl' | 'jaegerUrl'>,
+  config: Pick<ConsoleConfig, 'listen' | 'registryUrl' | 'orchestratorUrl' | 'jaegerUrl'> &
+    Partial<Pick<ConsoleConfig, 'connections'>>,
   extra: Omit<ConsoleAppDeps, 'registryUrl' | 'orchestratorUrl' | 'jaegerUrl'> = {},
 ): Promise<RunningConsole> {
+  const limits = config.connections ?? DEFAULT_CONNECTION_LIMITS;
+  const metrics = extra.metrics ?? new ConsoleMetrics();
   const app = createConsoleApp({
     registryUrl: config.registryUrl,
     orchestratorUrl: config.orchestratorUrl,
     jaegerUrl: config.jaegerUrl,
     ...extra,
+    metrics,
   });
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: config.listen.host, port: config.listen.port }, (info) =>
-        resolve({ server: s, address: info }),
+      const s = serve(
+        {
+          fetch: app.fetch,
+          hostname: config.listen.host,
+          port: config.listen.port,
+          serverOptions: connectionServerOptions(limits),
+        },
+        (info) => resolve({ server: s, address: info }),
       );
+      metrics.watchConnections(guardConnections(s as import('node:http').Server, limits));
       s.once('error', reject);
     },
   );

@@ -58,6 +58,36 @@ export class OrchestratorMetrics {
     registers: [this.registry],
   });
 
+  /** Exposes the API server's connection figures (open, refused at the cap, closed idle). */
+  watchConnections(stats: { open: number; dropped: number; idleClosed: number }): void {
+    new Gauge({
+      name: 'reach_orchestrator_connections',
+      help: 'Open HTTP connections.',
+      registers: [this.registry],
+      collect() {
+        this.set(stats.open);
+      },
+    });
+    new Counter({
+      name: 'reach_orchestrator_connections_dropped_total',
+      help: 'HTTP connections refused at the connection cap.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(stats.dropped);
+      },
+    });
+    new Counter({
+      name: 'reach_orchestrator_connections_idle_closed_total',
+      help: 'HTTP connections closed for staying idle past the idle timeout.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(stats.idleClosed);
+      },
+    });
+  }
+
   /** @param defaults also collect the process's default metrics (off in tests). */
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });

@@ -40,6 +40,38 @@ describe('TokenAuthority', () => {
   });
 });
 
+describe('TokenAuthority rights and names', () => {
+  const authority = new TokenAuthority([
+    { name: 'trans', token: 'trans-token-123', capabilities: ['translate'], agentNames: ['trans-*'] },
+    { name: 'caller', token: 'caller-token-123', capabilities: [], rights: ['report_outcomes'] },
+  ]);
+
+  it('refuses agent names outside the token’s patterns', () => {
+    expect(authority.authorize('Bearer trans-token-123', ['translate'], 'trans-b').ok).toBe(true);
+    const other = authority.authorize('Bearer trans-token-123', ['translate'], 'summarizer');
+    expect(!other.ok && [other.error.code, other.error.data]).toEqual([
+      'FORBIDDEN',
+      { agent_name: 'summarizer' },
+    ]);
+  });
+
+  it('checks the right each write needs', () => {
+    expect(authority.authorizeOutcomes('Bearer caller-token-123')).toEqual({
+      ok: true,
+      value: { tokenName: 'caller' },
+    });
+    expect(authority.authorizeOutcomes('Bearer trans-token-123').ok).toBe(true);
+    const noRight = authority.authorize('Bearer caller-token-123', [], 'x-agent');
+    expect(!noRight.ok && noRight.error.code).toBe('FORBIDDEN');
+    const none = authority.authorizeOutcomes(undefined);
+    expect(!none.ok && none.error.code).toBe('UNAUTHORIZED');
+    expect(new TokenAuthority([]).authorizeOutcomes(undefined)).toEqual({
+      ok: true,
+      value: { tokenName: null },
+    });
+  });
+});
+
 describe('lease tokens', () => {
   it('match only their own hash', () => {
     const token = newLeaseToken();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
+import { err, ok, ReachError, type Result, type TokenRight } from '@agent-reach/sdk/protocol';
 import type { ResolvedToken } from '../config.js';
 import { type CapabilityMatcher, compileGrant } from './capability-pattern.js';
 import { bearerToken } from './lease-token.js';
@@ -7,18 +7,31 @@ import { bearerToken } from './lease-token.js';
 interface Grant {
   name: string;
   allows: CapabilityMatcher;
+  /** Agent-name patterns (same syntax as capability patterns). */
+  names: CapabilityMatcher;
+  rights: ReadonlySet<TokenRight>;
 }
 
 const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-/** Checks registry write tokens and the capabilities each may register. */
+/** Who made a write: the configured token's name, or null on the open (tokenless) default. */
+export interface Caller {
+  tokenName: string | null;
+}
+
+/** Checks registry tokens: their rights, the capabilities and agent names each may register. */
 export class TokenAuthority {
   // Keyed by the token's hash so the lookup never compares secrets byte by byte.
   private readonly grants = new Map<string, Grant>();
 
   constructor(tokens: readonly ResolvedToken[]) {
     for (const token of tokens) {
-      this.grants.set(sha256(token.token), { name: token.name, allows: compileGrant(token.capabilities) });
+      this.grants.set(sha256(token.token), {
+        name: token.name,
+        allows: compileGrant(token.capabilities),
+        names: compileGrant(token.agentNames ?? ['*']),
+        rights: new Set(token.rights ?? ['register', 'report_outcomes']),
+      });
     }
   }
 
@@ -27,18 +40,26 @@ export class TokenAuthority {
     return this.grants.size === 0;
   }
 
-  /** Allows registering `capabilities` with the `Authorization` header, or says why not. */
+  /**
+   * Allows registering `capabilities` (and, when given, `agentName`) with the `Authorization` header,
+   * or says why not.
+   */
   authorize(
     authorization: string | undefined,
     capabilities: readonly string[],
-  ): Result<{ tokenName: string | null }> {
-    if (this.open) return ok({ tokenName: null });
-    const token = bearerToken(authorization);
-    if (token === undefined) {
-      return err(new ReachError('UNAUTHORIZED', 'registration needs Authorization: Bearer <registry token>'));
+    agentName?: string,
+  ): Result<Caller> {
+    const found = this.grantOf(authorization, 'register', 'registration');
+    if (!found.ok) return found;
+    const grant = found.value;
+    if (grant === null) return ok({ tokenName: null });
+    if (agentName !== undefined && !grant.names(agentName)) {
+      return err(
+        new ReachError('FORBIDDEN', `token "${grant.name}" may not register agent name ${agentName}`, {
+          data: { agent_name: agentName },
+        }),
+      );
     }
-    const grant = this.grants.get(sha256(token));
-    if (!grant) return err(new ReachError('UNAUTHORIZED', 'the registry token is not known'));
     const refused = capabilities.filter((capability) => !grant.allows(capability));
     if (refused.length > 0) {
       return err(
@@ -48,5 +69,29 @@ export class TokenAuthority {
       );
     }
     return ok({ tokenName: grant.name });
+  }
+
+  /** Allows reporting call outcomes: the caller's identity, or why not. */
+  authorizeOutcomes(authorization: string | undefined): Result<Caller> {
+    const found = this.grantOf(authorization, 'report_outcomes', 'reporting outcomes');
+    if (!found.ok) return found;
+    return ok({ tokenName: found.value?.name ?? null });
+  }
+
+  // The grant of the header's token when it has `right`; null on the open default.
+  private grantOf(authorization: string | undefined, right: TokenRight, what: string): Result<Grant | null> {
+    if (this.open) return ok(null);
+    const token = bearerToken(authorization);
+    if (token === undefined) {
+      return err(new ReachError('UNAUTHORIZED', `${what} needs Authorization: Bearer <registry token>`));
+    }
+    const grant = this.grants.get(sha256(token));
+    if (!grant) return err(new ReachError('UNAUTHORIZED', 'the registry token is not known'));
+    if (!grant.rights.has(right)) {
+      return err(
+        new ReachError('FORBIDDEN', `token "${grant.name}" lacks the ${right} right`, { data: { right } }),
+      );
+    }
+    return ok(grant);
   }
 }

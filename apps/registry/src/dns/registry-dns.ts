@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { RegistryConfig } from '../config.js';
 import type { InstanceSource } from '../instances/instance-source.js';
+import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { compileDnsOptions } from './dns-config.js';
 import { type DnsResponder, startDnsResponder } from './responder.js';
 import { startDnsResponderThread } from './responder-thread.js';
@@ -23,17 +24,29 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
  * thread, or on a thread of its own when `dns.responder_thread` is set.
  */
 export function startRegistryDns(
-  registry: { zone: Zone; config: RegistryConfig; logger: Logger },
+  registry: { zone: Zone; config: RegistryConfig; logger: Logger; metrics?: RegistryMetrics },
   listen: { host: string; port: number } = compileDnsOptions(registry.config.reach).listen,
 ): Promise<DnsResponder> {
   const onError = (err: Error) => registry.logger.warn({ err }, 'dns responder socket error');
+  const tcp = registry.config.reach.dns.tcp;
+  const limits = { tcpIdleTimeoutMs: tcp.idle_timeout, maxTcpConnections: tcp.max_connections };
   if (!registry.config.reach.dns.responder_thread) {
-    return startDnsResponder({ zone: registry.zone, host: listen.host, port: listen.port, onError });
+    const tcpStats = { open: 0, dropped: 0, idleClosed: 0 };
+    registry.metrics?.watchConnections('dns_tcp', tcpStats);
+    return startDnsResponder({
+      zone: registry.zone,
+      host: listen.host,
+      port: listen.port,
+      onError,
+      tcpStats,
+      ...limits,
+    });
   }
   return startDnsResponderThread({
     zone: registry.zone,
     host: listen.host,
     port: listen.port,
+    ...limits,
     onError,
     onRestart: (err, delayMs) =>
       registry.logger.error({ err, delay_ms: delayMs }, 'dns responder thread died; starting a new one'),

@@ -22,6 +22,8 @@ export interface DnsResponderOptions {
   answerCacheEntries?: number;
   /** Told about socket errors the responder survives. */
   onError?: (error: Error) => void;
+  /** Filled with the TCP connection figures (open, refused at the cap, closed idle) for metrics. */
+  tcpStats?: { open: number; dropped: number; idleClosed: number };
 }
 
 /** A running responder. */
@@ -92,12 +94,23 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
   const cache = entries > 0 ? new AnswerCache(entries) : undefined;
   const connections = new Set<Socket>();
   const handleTcp = (msg: Buffer) => handleMessage(zone, msg, 'tcp', cache);
+  const stats = options.tcpStats ?? { open: 0, dropped: 0, idleClosed: 0 };
   const server = createServer((socket) => {
     connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
+    stats.open += 1;
+    socket.once('close', () => {
+      connections.delete(socket);
+      stats.open -= 1;
+    });
+    socket.once('timeout', () => {
+      stats.idleClosed += 1;
+    });
     serveTcpConnection(socket, limits, handleTcp);
   });
   server.maxConnections = options.maxTcpConnections ?? 256;
+  server.on('drop', () => {
+    stats.dropped += 1;
+  });
   server.on('error', onError);
   const { udp, port } = await bindBoth(host, options.port ?? 8053, server, onError);
   // One callback for every send, not a closure per packet (without one, send errors vanish silently).

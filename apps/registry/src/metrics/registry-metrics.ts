@@ -56,9 +56,44 @@ export class RegistryMetrics {
     invalid_token: 0,
   };
 
+  private readonly connectionSources = new Map<
+    string,
+    { open: number; dropped: number; idleClosed?: number }
+  >();
+
   /** @param processMetrics also collect the process's default metrics (CPU, memory, event loop, GC). */
   constructor(stateCounts: StateCounts, isLeader: () => boolean, processMetrics = false) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
+    const sources = this.connectionSources;
+    new Gauge({
+      name: 'reach_registry_connections',
+      help: 'Open connections by server (http, dns_tcp).',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [server, stats] of sources) this.set({ server }, stats.open);
+      },
+    });
+    new Counter({
+      name: 'reach_registry_connections_dropped_total',
+      help: 'Connections refused at the connection cap, by server.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [server, stats] of sources) this.inc({ server }, stats.dropped);
+      },
+    });
+    new Counter({
+      name: 'reach_registry_connections_idle_closed_total',
+      help: 'Connections closed for staying idle past the idle timeout, by server.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [server, stats] of sources) this.inc({ server }, stats.idleClosed ?? 0);
+      },
+    });
     const pending = this.pendingHeartbeats;
     this.heartbeats = new Counter({
       name: 'reach_registry_heartbeats_total',
@@ -100,6 +135,14 @@ export class RegistryMetrics {
         this.set(isLeader() ? 1 : 0);
       },
     });
+  }
+
+  /**
+   * Exposes a server's connection figures (`server`: `http` or `dns_tcp`) as
+   * `reach_registry_connections{server}`, `…_connections_dropped_total` and `…_connections_idle_closed_total`.
+   */
+  watchConnections(server: string, stats: { open: number; dropped: number; idleClosed?: number }): void {
+    this.connectionSources.set(server, stats);
   }
 
   /** Counts one heartbeat outcome (cheap: no label lookup on the hot path). */

@@ -34,13 +34,14 @@ export class DeclarationLog {
     (await this.known(declaration.agent_name)).delete(declaration.version);
   }
 
-  /** The history entry to commit with the registration. */
-  entry(declaration: Declaration, recordedAtMs: number): PutOp {
+  /** The history entry to commit with the registration; `changedBy` is the registering token's name. */
+  entry(declaration: Declaration, recordedAtMs: number, changedBy: string | null = null): PutOp {
     const entry: DeclarationHistoryEntry = {
       agent_name: declaration.agent_name,
       version: declaration.version,
       change_reason: declaration.change_reason ?? null,
       recorded_at: new Date(recordedAtMs).toISOString(),
+      changed_by: changedBy,
       declaration,
     };
     return {

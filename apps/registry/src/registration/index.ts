@@ -8,6 +8,7 @@ export { DeclarationLog } from './declaration-log.js';
 export type { DeregisterResponse } from './deregister.js';
 export { unknownInstance } from './heartbeat.js';
 export { type InstanceFilter, instanceView } from './instance-views.js';
+export { NameOwners } from './name-owners.js';
 export { cardUrlOf } from './register.js';
 export type { RegistrationDeps } from './registration-deps.js';
 

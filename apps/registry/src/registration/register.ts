@@ -32,18 +32,28 @@ function unknownCatalogEntries(request: RegisterRequest, catalog: ReadonlySet<st
 
 /** Builds the register verb: authorize, check the catalog, then store everything in one commit under a new lease. */
 export function createRegister(deps: RegistrationDeps) {
-  const { config, store, instances, table, authority, declarations, metrics, clock, logger } = deps;
+  const { config, store, instances, table, authority, declarations, owners, metrics, clock, logger } = deps;
   // Ids handed out whose registration has not reached the liveness table yet.
   const reserved = new Set<string>();
   const taken = (id: string) =>
     reserved.has(id) || table.get(id) !== undefined || instances.get(id) !== undefined;
   const ttlSec = Math.ceil(config.heartbeatTimeoutMs / 1000);
 
-  async function commitRegistration(request: RegisterRequest, instanceId: string): Promise<RegisterResponse> {
+  async function commitRegistration(
+    request: RegisterRequest,
+    instanceId: string,
+    tokenName: string | null,
+  ): Promise<RegisterResponse> {
     const { declaration } = request;
     let isNewVersion = false;
+    let bindsName = false;
     let lease: string | undefined;
     try {
+      if (tokenName !== null) {
+        const claimed = await owners.claim(declaration.agent_name, tokenName);
+        if (!claimed.ok) throw claimed.error;
+        bindsName = claimed.value.binds;
+      }
       isNewVersion = await declarations.claim(declaration);
       lease = await store.grantLease(config.heartbeatTimeoutMs);
       const leaseToken = newLeaseToken();
@@ -63,7 +73,8 @@ export function createRegister(deps: RegistrationDeps) {
       const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
       for (const entry of skydnsEntries(record, config.zone, ttlSec))
         puts.push({ key: entry.key, value: entry.value, lease });
-      if (isNewVersion) puts.push(declarations.entry(declaration, now));
+      if (isNewVersion) puts.push(declarations.entry(declaration, now, tokenName));
+      if (bindsName && tokenName !== null) puts.push(owners.entry(declaration.agent_name, tokenName, now));
       instances.expectWrite(record, value);
       const committed = await store.commit({ puts });
       if (!committed.ok) {
@@ -89,6 +100,7 @@ export function createRegister(deps: RegistrationDeps) {
           .catch((cause: unknown) => logger.error({ err: cause, lease }, 'revoke failed'));
       }
       if (isNewVersion) await declarations.release(declaration).catch(() => undefined);
+      if (bindsName) owners.release(declaration.agent_name);
       if (isReachError(error)) throw error;
       throw new ReachError('STORE_UNAVAILABLE', 'the store did not accept the registration; retry', {
         cause: error,
@@ -101,7 +113,11 @@ export function createRegister(deps: RegistrationDeps) {
     authorization?: string,
   ): Promise<RegisterResponse> {
     try {
-      const granted = authority.authorize(authorization, publishedCapabilities(request.declaration));
+      const granted = authority.authorize(
+        authorization,
+        publishedCapabilities(request.declaration),
+        request.declaration.agent_name,
+      );
       if (!granted.ok) throw granted.error;
       const unknown = unknownCatalogEntries(request, config.catalog);
       if (unknown.length > 0) {
@@ -114,7 +130,7 @@ export function createRegister(deps: RegistrationDeps) {
       const instanceId = newInstanceId(request.declaration.agent_name, taken);
       reserved.add(instanceId);
       try {
-        const response = await commitRegistration(request, instanceId);
+        const response = await commitRegistration(request, instanceId, granted.value.tokenName);
         metrics.registrations.inc({ result: 'ok' });
         return response;
       } finally {

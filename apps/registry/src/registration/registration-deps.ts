@@ -8,6 +8,7 @@ import type { LivenessEntry, LivenessTable } from '../liveness/liveness-table.js
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistryStore } from '../store/store.js';
 import type { DeclarationLog } from './declaration-log.js';
+import type { NameOwners } from './name-owners.js';
 
 /** What the registration verbs work with; every part is injected. */
 export interface RegistrationDeps {
@@ -19,6 +20,8 @@ export interface RegistrationDeps {
   facts?: { note(entry: LivenessEntry): void };
   authority: TokenAuthority;
   declarations: DeclarationLog;
+  /** Agent-name ownership by registry token. */
+  owners: NameOwners;
   metrics: RegistryMetrics;
   clock: Clock;
   logger: Logger;

@@ -67,3 +67,48 @@ describe('OutcomeBook', () => {
     expect(book.successRate('a-1')).toBeCloseTo(0.9);
   });
 });
+
+describe('OutcomeBook per caller', () => {
+  const fail = (id: string, i: number) =>
+    outcome({ instance_id: id, request_id: `r${i}`, ok: false, failure: 'http_5xx' });
+
+  it('caps one named caller’s share of the evidence, not the anonymous caller’s', () => {
+    const book = new OutcomeBook({ callerShare: 0.5 });
+    book.record(
+      Array.from({ length: 1000 }, (_, i) => fail('a-1', i)),
+      () => true,
+      'mallory',
+    );
+    expect(book.window('a-1')!.count).toBe(100);
+    expect(book.successRate('a-1')).toBeCloseTo(9 / 20);
+    book.record(
+      Array.from({ length: 100 }, (_, i) => fail('b-1', i)),
+      () => true,
+      null,
+    );
+    expect(book.successRate('b-1')).toBeCloseTo(9 / 110);
+  });
+
+  it('keeps a window per (instance, caller), and counts a re-sent outcome once per caller', () => {
+    const book = new OutcomeBook({ callerShare: 0.5 });
+    const ok = outcome({ instance_id: 'a-1', request_id: 'same' });
+    expect(book.record([ok], () => true, 'alice').accepted).toBe(1);
+    expect(book.record([ok], () => true, 'alice').accepted).toBe(0);
+    expect(book.record([ok], () => true, 'bob').accepted).toBe(1);
+    expect(book.window('a-1')!.count).toBe(2);
+    // Honest successes from several callers keep the rate up against one caller's failures.
+    for (const caller of ['alice', 'bob', 'carol']) {
+      book.record(
+        Array.from({ length: 100 }, (_, i) => outcome({ instance_id: 'a-1', request_id: `${caller}${i}` })),
+        () => true,
+        caller,
+      );
+    }
+    book.record(
+      Array.from({ length: 100 }, (_, i) => fail('a-1', i)),
+      () => true,
+      'mallory',
+    );
+    expect(book.successRate('a-1')).toBeGreaterThan(0.7);
+  });
+});

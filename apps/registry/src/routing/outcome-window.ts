@@ -53,10 +53,88 @@ export class OutcomeWindow {
     return (this.okCount + prior.successes) / (this.filled + prior.successes + prior.failures);
   }
 
+  /** Appends the latencies of the window's successful outcomes to `into`. */
+  successLatencies(into: number[]): void {
+    for (let i = 0; i < this.filled; i += 1) if (this.ok[i] === 1) into.push(this.latency[i]!);
+  }
+
   /** p50 / p95 / mean latency of the successful outcomes in the window; null when there are none. */
   latencyStats(): LatencyStats | null {
     const values: number[] = [];
-    for (let i = 0; i < this.filled; i += 1) if (this.ok[i] === 1) values.push(this.latency[i]!);
+    this.successLatencies(values);
+    if (values.length === 0) return null;
+    values.sort((a, b) => a - b);
+    const at = (q: number) => values[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!;
+    return { p50: at(0.5), p95: at(0.95), mean: values.reduce((sum, v) => sum + v, 0) / values.length };
+  }
+}
+
+/** The caller key of outcomes reported without a token (the open loopback default). */
+const ANONYMOUS = '';
+
+/**
+ * One instance's outcomes, one window per caller: the success rate pools the callers' windows, but a
+ * named caller's weight is capped so it holds at most `callerShare` of the evidence (the prior
+ * included). One caller alone can then move the rate only part of the way; callers that agree move it
+ * all the way. Outcomes without a caller (the open default) are not capped.
+ */
+export class InstanceOutcomes {
+  private readonly callers = new Map<string, OutcomeWindow>();
+
+  constructor(
+    private readonly windowSize: number,
+    private readonly callerShare: number | undefined,
+  ) {}
+
+  record(caller: string, ok: boolean, latencyMs: number): void {
+    let window = this.callers.get(caller);
+    if (!window) {
+      window = new OutcomeWindow(this.windowSize);
+      this.callers.set(caller, window);
+    }
+    window.record(ok, latencyMs);
+  }
+
+  get count(): number {
+    let n = 0;
+    for (const window of this.callers.values()) n += window.count;
+    return n;
+  }
+
+  get successes(): number {
+    let n = 0;
+    for (const window of this.callers.values()) n += window.successes;
+    return n;
+  }
+
+  get failures(): number {
+    return this.count - this.successes;
+  }
+
+  /** The posterior mean success rate over every caller's window, each named caller's weight capped. */
+  successRate(prior: { successes: number; failures: number } = DEFAULT_PRIOR): number {
+    const priorWeight = prior.successes + prior.failures;
+    const total = priorWeight + this.count;
+    let weight = priorWeight;
+    let successes = prior.successes;
+    for (const [caller, window] of this.callers) {
+      if (window.count === 0) continue;
+      let w = window.count;
+      if (caller !== ANONYMOUS && this.callerShare !== undefined) {
+        // Its weight w may be at most share × (w + everyone else's evidence).
+        const others = total - window.count;
+        w = Math.min(w, (this.callerShare / (1 - this.callerShare)) * others);
+      }
+      weight += w;
+      successes += w * (window.successes / window.count);
+    }
+    return successes / weight;
+  }
+
+  /** p50 / p95 / mean latency of the successful outcomes of every caller's window. */
+  latencyStats(): LatencyStats | null {
+    const values: number[] = [];
+    for (const window of this.callers.values()) window.successLatencies(values);
     if (values.length === 0) return null;
     values.sort((a, b) => a - b);
     const at = (q: number) => values[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!;
@@ -76,19 +154,40 @@ export interface RecordSummary {
   fresh: Outcome[];
 }
 
-/** Every instance's outcome window; outcomes reported twice (same instance, request and attempt) count once. */
+/** How the book keeps outcomes. */
+export interface OutcomeBookOptions {
+  /** Outcomes kept per (instance, caller). @default 100 */
+  windowSize?: number;
+  /** Outcome keys remembered to count a re-sent batch once. @default 20000 */
+  dedupeCapacity?: number;
+  /** Most share of an instance's evidence one named caller may hold; none: no cap. */
+  callerShare?: number;
+}
+
+/**
+ * Every instance's outcomes, per (instance, caller); an outcome reported twice by the same caller
+ * (same instance, request and attempt) counts once.
+ */
 export class OutcomeBook {
-  private readonly windows = new Map<string, OutcomeWindow>();
+  private readonly instances = new Map<string, InstanceOutcomes>();
   private readonly seen = new Set<string>();
   private readonly seenOrder: string[] = [];
 
-  constructor(private readonly options: { windowSize?: number; dedupeCapacity?: number } = {}) {}
+  constructor(private readonly options: OutcomeBookOptions = {}) {}
 
-  /** Counts a batch into the windows; `isKnown` filters out instances that are no longer registered. */
-  record(outcomes: readonly Outcome[], isKnown: (instanceId: string) => boolean = () => true): RecordSummary {
+  /**
+   * Counts a batch into the windows of `caller` (a token name; null without one); `isKnown` filters
+   * out instances that are no longer registered.
+   */
+  record(
+    outcomes: readonly Outcome[],
+    isKnown: (instanceId: string) => boolean = () => true,
+    caller: string | null = null,
+  ): RecordSummary {
     const summary: RecordSummary = { accepted: 0, ignored: 0, failed: new Set(), fresh: [] };
+    const callerKey = caller ?? ANONYMOUS;
     for (const outcome of outcomes) {
-      const key = `${outcome.instance_id}\u0000${outcome.request_id}\u0000${outcome.attempt}`;
+      const key = `${callerKey}\u0000${outcome.instance_id}\u0000${outcome.request_id}\u0000${outcome.attempt}`;
       if (!isKnown(outcome.instance_id) || !this.remember(key)) {
         summary.ignored += 1;
         continue;
@@ -98,41 +197,42 @@ export class OutcomeBook {
         summary.ignored += 1;
         continue;
       }
-      this.windowOf(outcome.instance_id).record(outcome.ok, outcome.latency_ms);
+      this.outcomesOf(outcome.instance_id).record(callerKey, outcome.ok, outcome.latency_ms);
       summary.accepted += 1;
       if (!outcome.ok) summary.failed.add(outcome.instance_id);
     }
     return summary;
   }
 
-  window(instanceId: string): OutcomeWindow | undefined {
-    return this.windows.get(instanceId);
+  /** The instance's outcomes over every caller, or undefined when none were reported. */
+  window(instanceId: string): InstanceOutcomes | undefined {
+    return this.instances.get(instanceId);
   }
 
   /** The instance's success rate with the prior; the prior alone for an instance without outcomes. */
   successRate(instanceId: string): number {
-    const window = this.windows.get(instanceId);
-    return window
-      ? window.successRate()
+    const outcomes = this.instances.get(instanceId);
+    return outcomes
+      ? outcomes.successRate()
       : DEFAULT_PRIOR.successes / (DEFAULT_PRIOR.successes + DEFAULT_PRIOR.failures);
   }
 
-  /** Drops an instance's window (it deregistered or its lease expired). */
+  /** Drops an instance's windows (it deregistered or its lease expired). */
   forget(instanceId: string): void {
-    this.windows.delete(instanceId);
+    this.instances.delete(instanceId);
   }
 
   instanceIds(): IterableIterator<string> {
-    return this.windows.keys();
+    return this.instances.keys();
   }
 
-  private windowOf(instanceId: string): OutcomeWindow {
-    let window = this.windows.get(instanceId);
-    if (!window) {
-      window = new OutcomeWindow(this.options.windowSize ?? 100);
-      this.windows.set(instanceId, window);
+  private outcomesOf(instanceId: string): InstanceOutcomes {
+    let outcomes = this.instances.get(instanceId);
+    if (!outcomes) {
+      outcomes = new InstanceOutcomes(this.options.windowSize ?? 100, this.options.callerShare);
+      this.instances.set(instanceId, outcomes);
     }
-    return window;
+    return outcomes;
   }
 
   // Bounded memory of outcome keys so a client's re-sent batch does not count twice.

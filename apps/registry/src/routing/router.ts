@@ -33,6 +33,8 @@ export interface RouterDeps {
   /** The registry's Prometheus registry; without one, metrics are kept for the stats API only. */
   metricsRegistry?: Registry;
   book?: OutcomeBook;
+  /** Most share of an instance's outcome evidence one named caller may hold (when no `book` is given). */
+  callerShare?: number;
   conflicts?: ConflictBook;
   /** Uniform [0, 1) numbers for the weighted draw of the order. @default Math.random */
   random?: () => number;
@@ -66,7 +68,8 @@ export class Router {
   private readonly stops: Array<() => void> = [];
 
   constructor(private readonly deps: RouterDeps) {
-    this.book = deps.book ?? new OutcomeBook();
+    this.book =
+      deps.book ?? new OutcomeBook(deps.callerShare === undefined ? {} : { callerShare: deps.callerShare });
     this.conflicts = deps.conflicts ?? new ConflictBook(deps.source, deps.clock);
     this.metrics = new RoutingMetrics(deps.metricsRegistry, () =>
       deps.source.all().map((record) => ({
@@ -113,9 +116,12 @@ export class Router {
     return `{"candidates":[${candidates}],"conflict":${answer.conflictJson},"cached":${cached}}`;
   }
 
-  /** Counts a batch of outcomes into the windows and metrics; a failing instance's cached answers go. */
-  recordOutcomes(batch: OutcomeBatch): { accepted: number; ignored: number } {
-    const summary = this.book.record(batch.outcomes, (id) => this.deps.source.get(id) !== undefined);
+  /**
+   * Counts a batch of outcomes into `caller`'s windows (a token name; null on the open default) and the
+   * metrics; a failing instance's cached answers go.
+   */
+  recordOutcomes(batch: OutcomeBatch, caller: string | null = null): { accepted: number; ignored: number } {
+    const summary = this.book.record(batch.outcomes, (id) => this.deps.source.get(id) !== undefined, caller);
     this.metrics.outcomesRecorded(summary.fresh, (id) => this.deps.source.get(id)?.agent_name);
     for (const id of summary.failed) this.cache.invalidateInstance(id);
     return { accepted: summary.accepted, ignored: summary.ignored };

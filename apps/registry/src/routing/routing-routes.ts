@@ -1,6 +1,8 @@
 import { OutcomeBatch, ReachError, RouteQuery } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { ConflictsQuery, DOCS } from '../api/route-docs.js';
+import type { TokenAuthority } from '../auth/token-authority.js';
+import { requestHeader } from '../http/node-incoming.js';
 import { readJson } from '../http/read-json.js';
 import { parseOrThrow } from '../http/validation.js';
 import type { ConflictReporter } from './conflict-report.js';
@@ -12,6 +14,8 @@ export interface RoutingRoutesDeps {
   router: Pick<Router, 'route' | 'recordOutcomes' | 'stats' | 'conflicts'>;
   /** The daily conflict report; without it `?report=daily` answers NOT_FOUND. */
   reporter?: Pick<ConflictReporter, 'read' | 'today'>;
+  /** Who may report outcomes; without it outcomes are open (tests of routing alone). */
+  authority?: Pick<TokenAuthority, 'authorizeOutcomes'>;
 }
 
 /**
@@ -28,8 +32,14 @@ export function createRoutingRoutes(deps: RoutingRoutesDeps): Hono {
   });
 
   app.post('/v1/outcomes', DOCS.outcomes, async (c) => {
+    // Who reports decides whose window the outcomes land in; check it before reading the body.
+    const caller = deps.authority?.authorizeOutcomes(requestHeader(c, 'authorization')) ?? {
+      ok: true as const,
+      value: { tokenName: null },
+    };
+    if (!caller.ok) throw caller.error;
     const batch = parseOrThrow(OutcomeBatch, await readJson(c), 'outcome batch');
-    return c.json(deps.router.recordOutcomes(batch), 202);
+    return c.json(deps.router.recordOutcomes(batch, caller.value.tokenName), 202);
   });
 
   app.get('/v1/conflicts', DOCS.conflicts, async (c) => {

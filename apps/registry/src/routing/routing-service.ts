@@ -2,6 +2,7 @@ import type { Clock } from '@agent-reach/sdk/clock';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry as PromRegistry } from 'prom-client';
+import type { TokenAuthority } from '../auth/token-authority.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';
 import type { WeightOf } from '../weights/weight-of.js';
@@ -22,6 +23,8 @@ export interface RoutingServiceDeps {
   logger: Logger;
   /** The registry's Prometheus registry (`RegistryMetrics.registry`). */
   metricsRegistry?: PromRegistry;
+  /** Who may report outcomes (`POST /v1/outcomes`); without it outcomes are open. */
+  authority?: Pick<TokenAuthority, 'authorizeOutcomes'>;
   /** Whether this replica leads (weights and the daily report are written by the leader only). */
   isLeader: () => boolean;
   config: {
@@ -32,6 +35,8 @@ export interface RoutingServiceDeps {
     /** The DNS zone and record TTL, for rewriting SkyDNS messages with published weights. */
     zone: string;
     ttlSec: number;
+    /** Most share of an instance's outcome evidence one authenticated caller may hold. */
+    callerShare?: number;
     /** @default 5000 */
     weightIntervalMs?: number;
     /** @default 60000 */
@@ -63,6 +68,7 @@ export class RoutingService {
       liveness: deps.liveness,
       warmupMs: deps.config.warmupMs,
       cacheTtlMs: deps.config.routeCacheTtlMs,
+      ...(deps.config.callerShare === undefined ? {} : { callerShare: deps.config.callerShare }),
       ...(deps.metricsRegistry ? { metricsRegistry: deps.metricsRegistry } : {}),
     });
     this.reporter = new ConflictReporter({
@@ -71,7 +77,11 @@ export class RoutingService {
       clock: deps.clock,
       isLeader: deps.isLeader,
     });
-    this.routes = createRoutingRoutes({ router: this.router, reporter: this.reporter });
+    this.routes = createRoutingRoutes({
+      router: this.router,
+      reporter: this.reporter,
+      ...(deps.authority ? { authority: deps.authority } : {}),
+    });
   }
 
   /** Watches the published weights (plugging them into `zone`), and starts the leader's loops. */

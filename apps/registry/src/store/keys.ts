@@ -8,6 +8,9 @@ export const KEYS = {
   declarationsOf: (agentName: string) => `/reach/declarations/${agentName}/`,
   declaration: (agentName: string, recordedAtMs: number, version: string) =>
     `/reach/declarations/${agentName}/${String(recordedAtMs).padStart(15, '0')}-${version}`,
+  /** Which registry token owns each agent name (bound by its first registration; never leased). */
+  ownersPrefix: '/reach/owners/',
+  owner: (agentName: string) => `/reach/owners/${agentName}`,
   /** Dynamic routing weights the leader publishes, per instance. */
   weightsPrefix: '/reach/weights/',
   weight: (instanceId: string) => `/reach/weights/${instanceId}`,
