@@ -86,3 +86,13 @@ export type Result<T, E = ReachError> = { ok: true; value: T } | { ok: false; er
 
 export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
 export const err = <E>(error: E): { ok: false; error: E } => ({ ok: false, error });
+
+/** Longest piece of client input (an id, a path) quoted in an error message. */
+export const MAX_QUOTED_INPUT = 80;
+
+/** Client input as quoted in an error message: cut to `MAX_QUOTED_INPUT` characters, marked when cut. */
+export function quoteInput(value: string): string {
+  return value.length > MAX_QUOTED_INPUT
+    ? `${value.slice(0, MAX_QUOTED_INPUT)}…(${value.length} chars)`
+    : value;
+}

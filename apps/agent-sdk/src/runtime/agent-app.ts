@@ -7,6 +7,7 @@ import {
   type ErrorCode,
   InvokeRequest,
   isReachError,
+  quoteInput,
   TRACEPARENT_HEADER,
 } from '../protocol/index.js';
 import { type CardDocument, etagMatches } from './card-document.js';
@@ -116,7 +117,9 @@ export function createAgentApp(deps: AgentAppDeps): Hono {
     },
   );
 
-  app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound((c) =>
+    c.json(errorBody('NOT_FOUND', `no route for ${c.req.method} ${quoteInput(c.req.path)}`), 404),
+  );
   app.onError((error, c) => {
     if (isReachError(error)) return c.json(errorBody(error.code, error.message), status(error.code));
     deps.logger.error('unexpected error in the agent API', { error, path: c.req.path });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { quoteInput, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ConsoleMetrics } from './console-metrics.js';
@@ -71,7 +71,9 @@ export function createConsoleApp(deps: ConsoleAppDeps): Hono {
   );
   app.use('*', staticFiles(deps.uiDir ?? UI_DIR));
   const onError = createErrorHandler(deps.log ?? (() => {}));
-  app.notFound((c) => onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c));
+  app.notFound((c) =>
+    onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${quoteInput(c.req.path)}`), c),
+  );
   app.onError(onError);
   return app;
 }

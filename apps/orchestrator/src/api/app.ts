@@ -1,5 +1,5 @@
 import { createErrorHandler, type ErrorLog, mountApiDocs } from '@agent-reach/sdk/http';
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { quoteInput, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Orchestrator } from '../orchestrator.js';
@@ -61,7 +61,9 @@ export function createApp(deps: ApiDeps): Hono {
       'Runs (start, run, follow over SSE), traces and discovery (ARCHITECTURE section 11). Errors are `{code, message, requestId}`; each response lists the codes it can carry.',
   });
   const onError = createErrorHandler(deps.log ?? (() => {}));
-  app.notFound((c) => onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c));
+  app.notFound((c) =>
+    onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${quoteInput(c.req.path)}`), c),
+  );
   app.onError(onError);
   return app;
 }

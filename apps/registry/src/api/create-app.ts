@@ -1,5 +1,5 @@
 import { mountApiDocs } from '@agent-reach/sdk/http';
-import { ReachError } from '@agent-reach/sdk/protocol';
+import { quoteInput, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createErrorHandler } from '../http/error-handler.js';
@@ -39,7 +39,9 @@ export function createApp(deps: AppDeps): Hono {
       'Registration, heartbeats, routing and the DNS zone (ARCHITECTURE section 11). Errors are `{code, message, requestId}`; each response lists the codes it can carry.',
   });
   const onError = createErrorHandler(deps.logger);
-  app.notFound((c) => onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`), c));
+  app.notFound((c) =>
+    onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${quoteInput(c.req.path)}`), c),
+  );
   app.onError(onError);
   return app;
 }

@@ -5,7 +5,7 @@ import { validationError } from '../http/validation.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { readIncomingJson, sendFastError, sendJsonText } from './fast-reply.js';
-import { instanceIdParam } from './instance-id-param.js';
+import { decodePathSegment, instanceIdParam } from './instance-id-param.js';
 
 const PATH = /^\/v1\/agents\/([^/?#]+)\/heartbeat(?:\?.*)?$/;
 const ROUTE = '/v1/agents/:id/heartbeat';
@@ -31,7 +31,7 @@ export function heartbeatFastPath(deps: {
 
   async function handle(req: IncomingMessage, res: ServerResponse, rawId: string): Promise<void> {
     try {
-      const instanceId = instanceIdParam(rawId);
+      const instanceId = instanceIdParam(decodePathSegment(rawId));
       const parsed = HeartbeatRequest.safeParse(await readIncomingJson(req, maxBodyBytes));
       if (!parsed.success) throw validationError(parsed.error, 'heartbeat');
       const reply = await verbs.heartbeat(instanceId, parsed.data, req.headers.authorization);

@@ -26,6 +26,45 @@ function chunked(path: string, chunks: string[]): Promise<{ status: number; body
 }
 
 describe('the registry over HTTP', () => {
+  it('decodes path ids the same way on every route and quotes at most 80 characters of a bad one', async () => {
+    const url = served().running.url;
+    const reg = await fetch(`${url}/v1/agents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(registerBody(8001)),
+    });
+    const { instance_id, lease_token } = (await reg.json()) as { instance_id: string; lease_token: string };
+    // An escaped first letter: the heartbeat fast path, hono's GET and DELETE all see the same id.
+    const encoded = `%${instance_id.charCodeAt(0).toString(16)}${instance_id.slice(1)}`;
+    const auth = { 'content-type': 'application/json', authorization: `Bearer ${lease_token}` };
+    const beat = await fetch(`${url}/v1/agents/${encoded}/heartbeat`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"seq":1}',
+    });
+    expect(beat.status).toBe(200);
+    const view = await fetch(`${url}/v1/agents/${encoded}`);
+    expect(((await view.json()) as { instance_id: string }).instance_id).toBe(instance_id);
+    const long = `Bad_${'x'.repeat(5000)}`;
+    for (const [method, path] of [
+      ['POST', `/v1/agents/${long}/heartbeat`],
+      ['GET', `/v1/agents/${long}`],
+      ['DELETE', `/v1/agents/${long}`],
+      ['POST', `/v1/agents/%E0%A4%A/heartbeat`],
+    ] as const) {
+      const reply = await fetch(`${url}${path}`, {
+        method,
+        headers: auth,
+        ...(method === 'POST' ? { body: '{"seq":2}' } : {}),
+      });
+      const body = (await reply.json()) as { code: string; message: string };
+      expect([method, reply.status, body.code]).toEqual([method, 400, 'VALIDATION_FAILED']);
+      expect(body.message.length).toBeLessThan(160);
+    }
+    const unknownRoute = await fetch(`${url}/${'y'.repeat(4000)}`);
+    expect(((await unknownRoute.json()) as { message: string }).message.length).toBeLessThan(160);
+  });
+
   it('registers and heartbeats through @hono/node-server', async () => {
     const reg = await fetch(`${served().running.url}/v1/agents`, {
       method: 'POST',
