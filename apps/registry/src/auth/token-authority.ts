@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { err, ok, ReachError, type Result, type TokenRight } from '@agent-reach/sdk/protocol';
+import type { TokenRight } from '@agent-reach/config';
+import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import type { ResolvedToken } from '../config.js';
 import { type CapabilityMatcher, compileGrant } from './capability-pattern.js';
 import { bearerToken } from './lease-token.js';
