@@ -99,6 +99,8 @@ export const ControlPlaneConfig = z
       .prefault({}),
     warmup: Seconds.prefault(300),
     outcomes: OutcomeBoundsConfig.prefault({}),
+    /** How long an agent whose lease ran out can re-register under its previous instance id. */
+    keep_instance_id: Seconds.prefault(900),
     connections: ConnectionLimitsConfig.prefault({}),
   })
   .strict();

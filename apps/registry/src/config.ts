@@ -44,6 +44,8 @@ export interface RegistryConfig {
   logLevel: LogLevel;
   /** Idle/header timeouts, connection cap and keep-alive limit of the HTTP server. */
   connections: ConnectionLimits;
+  /** How long an instance id is kept for its agent after its lease ran out. @default 900000 */
+  instanceIdRetentionMs: number;
   /** Most share of an instance's outcome evidence one authenticated caller may hold. @default 0.5 */
   outcomeCallerShare: number;
 }
@@ -143,6 +145,7 @@ export function compileRegistryConfig(
     ...etcdPasswordOf(reach, env),
     connections: connectionLimitsOf(cp.connections),
     outcomeCallerShare: cp.outcomes.caller_share,
+    instanceIdRetentionMs: cp.keep_instance_id,
   };
 }
 

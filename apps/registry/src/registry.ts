@@ -16,6 +16,7 @@ import { RegistryMetrics } from './metrics/registry-metrics.js';
 import {
   createRegistrationVerbs,
   DeclarationLog,
+  InstanceIdentities,
   NameOwners,
   type RegistrationVerbs,
 } from './registration/index.js';
@@ -113,6 +114,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     options.processMetrics ?? false,
   );
   const authority = new TokenAuthority(config.tokens);
+  const identities = new InstanceIdentities(store, logger);
   const verbs = createRegistrationVerbs({
     config,
     store,
@@ -122,6 +124,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     authority,
     declarations: new DeclarationLog(store, logger),
     owners: new NameOwners(store),
+    identities,
     metrics,
     clock,
     logger,
@@ -162,6 +165,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     authority,
     config: {
       callerShare: config.outcomeCallerShare,
+      keepHistoryMs: config.instanceIdRetentionMs,
       warmupMs: cp.warmup,
       routeCacheTtlMs: cp.route_cache_ttl,
       zone: config.zone,
@@ -194,9 +198,17 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     }),
     routes: [...(options.routes?.(parts) ?? []), createZoneRoutes(zone), routing.routes],
   });
+  // The leader forgets instance ids whose instance stayed gone past the retention.
+  const stopCollecting = clock.every(Math.min(60_000, config.instanceIdRetentionMs), () => {
+    if (!sweeper.isLeader) return;
+    identities
+      .collect((id) => instances.get(id) !== undefined, clock.now(), config.instanceIdRetentionMs)
+      .catch((cause: unknown) => logger.warn({ err: cause }, 'instance identity collection failed'));
+  });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
+      stopCollecting();
       await sweeper.stop();
       await routing.close();
       await facts.close();

@@ -30,7 +30,7 @@ export interface ConnectionStats {
   open: number;
   /** Connections refused because `maxConnections` were open. */
   dropped: number;
-  /** Connections closed because they stayed idle past `idleTimeoutMs`. */
+  /** Connections the server closed while idle (the idle or header timeout), not the client. */
   idleClosed: number;
 }
 
@@ -67,11 +67,14 @@ export function guardConnections(
     stats.open += 1;
     // Node destroys a socket that times out when nobody else handles the timeout.
     socket.setTimeout(limits.idleTimeoutMs);
-    socket.on('timeout', () => {
-      if ((busy.get(socket) ?? 0) === 0) stats.idleClosed += 1;
+    let clientEnded = false;
+    socket.once('end', () => {
+      clientEnded = true;
     });
-    socket.once('close', () => {
+    socket.once('close', (hadError: boolean) => {
       stats.open -= 1;
+      // Closed by us (idle or header timeout) rather than by the client, with nothing in flight.
+      if (!clientEnded && !hadError && (busy.get(socket) ?? 0) === 0) stats.idleClosed += 1;
     });
   });
   server.on('drop', () => {

@@ -24,6 +24,17 @@ export const RegisterRequest = z
     declaration: Declaration,
     endpoint: Endpoint,
     card_sha256: CardDigest,
+    /**
+     * The registration this one replaces after its lease ran out: the registry gives the instance its
+     * old id back when the lease token matches and the id is free, so its history carries over.
+     */
+    previous: z
+      .object({
+        instance_id: z.string().min(1).max(63),
+        lease_token: z.string().min(1).max(128),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RegisterRequest = z.infer<typeof RegisterRequest>;

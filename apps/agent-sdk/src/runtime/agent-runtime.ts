@@ -175,11 +175,12 @@ export class AgentRuntime {
     if (event.type !== 'lease_lost' || !running || this.phase !== 'ready' || this.reregistering) return;
     if (this.lease?.instance_id !== event.instanceId) return;
     this.reregistering = true;
+    const previous = this.lease;
     this.lease = null;
     running.heartbeat.pause();
     void registerUntilConfirmed(
       this.registrar(running),
-      () => registerRequest(running),
+      () => registerRequest(running, previous),
       'retry',
       this.stopping.signal,
     )
@@ -193,6 +194,7 @@ export class AgentRuntime {
         running.options.logger.info('re-registered', {
           previous: event.instanceId,
           instance_id: answer.value.instance_id,
+          same_id: answer.value.instance_id === event.instanceId,
         });
       })
       .finally(() => {

@@ -91,9 +91,18 @@ export async function assemble(
   return { options, declaration, endpoint, card, gauge, service, listener, client, heartbeat };
 }
 
-/** The registration body: the declaration, where to reach the agent, and the card's digest. */
-export function registerRequest(running: Running): RegisterRequest {
-  return { declaration: running.declaration, endpoint: running.endpoint, card_sha256: running.card.sha256 };
+/**
+ * The registration body: the declaration, where to reach the agent, and the card's digest; after a
+ * lost lease also the previous id and lease token, so the registry can give the id back.
+ */
+export function registerRequest(running: Running, previous?: RegisterResponse): RegisterRequest {
+  const request: RegisterRequest = {
+    declaration: running.declaration,
+    endpoint: running.endpoint,
+    card_sha256: running.card.sha256,
+  };
+  if (previous) request.previous = { instance_id: previous.instance_id, lease_token: previous.lease_token };
+  return request;
 }
 
 /** An endpoint's base URL (IPv6 in brackets). */

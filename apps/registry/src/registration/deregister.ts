@@ -12,7 +12,7 @@ export interface DeregisterResponse {
 
 /** Builds the deregister verb: the lease token, then one revoke that removes every key of the instance at once. */
 export function createDeregister(deps: RegistrationDeps) {
-  const { store, metrics } = deps;
+  const { store, metrics, identities, logger } = deps;
   return async function deregister(
     instanceId: string,
     authorization: string | undefined,
@@ -39,6 +39,12 @@ export function createDeregister(deps: RegistrationDeps) {
       });
     }
     metrics.deregistrations.inc();
+    // A graceful end: nothing will come back for this id (the leader's collection would remove it too).
+    await identities
+      .forget(instanceId)
+      .catch((cause: unknown) =>
+        logger.warn({ err: cause, instance_id: instanceId }, 'identity not removed'),
+      );
     return { instance_id: instanceId, state: 'deregistered' };
   };
 }

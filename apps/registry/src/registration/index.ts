@@ -7,6 +7,7 @@ import type { RegistrationDeps } from './registration-deps.js';
 export { DeclarationLog } from './declaration-log.js';
 export type { DeregisterResponse } from './deregister.js';
 export { unknownInstance } from './heartbeat.js';
+export { InstanceIdentities } from './instance-identities.js';
 export { type InstanceFilter, instanceView } from './instance-views.js';
 export { NameOwners } from './name-owners.js';
 export { cardUrlOf } from './register.js';

@@ -32,7 +32,19 @@ function unknownCatalogEntries(request: RegisterRequest, catalog: ReadonlySet<st
 
 /** Builds the register verb: authorize, check the catalog, then store everything in one commit under a new lease. */
 export function createRegister(deps: RegistrationDeps) {
-  const { config, store, instances, table, authority, declarations, owners, metrics, clock, logger } = deps;
+  const {
+    config,
+    store,
+    instances,
+    table,
+    authority,
+    declarations,
+    owners,
+    identities,
+    metrics,
+    clock,
+    logger,
+  } = deps;
   // Ids handed out whose registration has not reached the liveness table yet.
   const reserved = new Set<string>();
   const taken = (id: string) =>
@@ -73,6 +85,7 @@ export function createRegister(deps: RegistrationDeps) {
       const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
       for (const entry of skydnsEntries(record, config.zone, ttlSec))
         puts.push({ key: entry.key, value: entry.value, lease });
+      puts.push(identities.entry(instanceId, declaration.agent_name, record.lease_token_hash));
       if (isNewVersion) puts.push(declarations.entry(declaration, now, tokenName));
       if (bindsName && tokenName !== null) puts.push(owners.entry(declaration.agent_name, tokenName, now));
       instances.expectWrite(record, value);
@@ -108,6 +121,17 @@ export function createRegister(deps: RegistrationDeps) {
     }
   }
 
+  // The id a re-registration held before its lease ran out, when it proves it and nobody holds the id.
+  async function previousIdIfFree(request: RegisterRequest): Promise<string | undefined> {
+    const previous = request.previous;
+    if (!previous || taken(previous.instance_id)) return undefined;
+    if (!(await identities.proves(previous, request.declaration.agent_name))) return undefined;
+    // Checked again after the store read: another registration may have taken it meanwhile.
+    if (taken(previous.instance_id)) return undefined;
+    logger.info({ instance_id: previous.instance_id }, 'instance re-registered under its previous id');
+    return previous.instance_id;
+  }
+
   return async function register(
     request: RegisterRequest,
     authorization?: string,
@@ -127,7 +151,8 @@ export function createRegister(deps: RegistrationDeps) {
           { data: { unknown } },
         );
       }
-      const instanceId = newInstanceId(request.declaration.agent_name, taken);
+      const instanceId =
+        (await previousIdIfFree(request)) ?? newInstanceId(request.declaration.agent_name, taken);
       reserved.add(instanceId);
       try {
         const response = await commitRegistration(request, instanceId, granted.value.tokenName);

@@ -8,6 +8,7 @@ import type { LivenessEntry, LivenessTable } from '../liveness/liveness-table.js
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistryStore } from '../store/store.js';
 import type { DeclarationLog } from './declaration-log.js';
+import type { InstanceIdentities } from './instance-identities.js';
 import type { NameOwners } from './name-owners.js';
 
 /** What the registration verbs work with; every part is injected. */
@@ -22,6 +23,8 @@ export interface RegistrationDeps {
   declarations: DeclarationLog;
   /** Agent-name ownership by registry token. */
   owners: NameOwners;
+  /** Instance ids kept past their lease, so a re-registration can keep its id. */
+  identities: InstanceIdentities;
   metrics: RegistryMetrics;
   clock: Clock;
   logger: Logger;

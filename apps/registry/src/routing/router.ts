@@ -36,6 +36,11 @@ export interface RouterDeps {
   /** Most share of an instance's outcome evidence one named caller may hold (when no `book` is given). */
   callerShare?: number;
   conflicts?: ConflictBook;
+  /**
+   * How long a removed instance's outcome windows and first-seen time are kept, so an agent that
+   * re-registers under its previous id (lease ran out) carries its history over. @default 900000
+   */
+  keepHistoryMs?: number;
   /** Uniform [0, 1) numbers for the weighted draw of the order. @default Math.random */
   random?: () => number;
 }
@@ -65,6 +70,8 @@ export class Router {
   private readonly cache: RouteCache<Answer>;
   private readonly liveness: RoutingLiveness;
   private readonly registeredAt = new Map<string, number>();
+  // Removed instances whose history is kept a while, with when they went (monotonic ms).
+  private readonly removedAt = new Map<string, number>();
   private readonly stops: Array<() => void> = [];
 
   constructor(private readonly deps: RouterDeps) {
@@ -85,8 +92,13 @@ export class Router {
       deps.source.subscribe((changes) => {
         this.cache.invalidateAll();
         // First sight as the watch delivers it, so a wall-clock step later cannot age the instance.
-        for (const record of changes.put) this.registrationTime(record, undefined);
-        for (const id of changes.deleted) this.forget(id);
+        for (const record of changes.put) {
+          this.removedAt.delete(record.instance_id);
+          this.registrationTime(record, undefined);
+        }
+        const now = deps.clock.now();
+        for (const id of changes.deleted) this.removedAt.set(id, now);
+        this.forgetRemoved(now);
       }),
     );
   }
@@ -258,6 +270,16 @@ export class Router {
 
   private stateOf(instanceId: string): InstanceState {
     return this.liveness.snapshot(instanceId)?.state ?? 'healthy';
+  }
+
+  // Drops the history of instances removed longer ago than `keepHistoryMs` (oldest first).
+  private forgetRemoved(now: number): void {
+    const keep = this.deps.keepHistoryMs ?? 900_000;
+    for (const [id, at] of this.removedAt) {
+      if (now - at < keep) break;
+      this.removedAt.delete(id);
+      this.forget(id);
+    }
   }
 
   private forget(instanceId: string): void {

@@ -37,6 +37,8 @@ export interface RoutingServiceDeps {
     ttlSec: number;
     /** Most share of an instance's outcome evidence one authenticated caller may hold. */
     callerShare?: number;
+    /** How long a removed instance's routing history is kept for a re-registration under its id. */
+    keepHistoryMs?: number;
     /** @default 5000 */
     weightIntervalMs?: number;
     /** @default 60000 */
@@ -69,6 +71,7 @@ export class RoutingService {
       warmupMs: deps.config.warmupMs,
       cacheTtlMs: deps.config.routeCacheTtlMs,
       ...(deps.config.callerShare === undefined ? {} : { callerShare: deps.config.callerShare }),
+      ...(deps.config.keepHistoryMs === undefined ? {} : { keepHistoryMs: deps.config.keepHistoryMs }),
       ...(deps.metricsRegistry ? { metricsRegistry: deps.metricsRegistry } : {}),
     });
     this.reporter = new ConflictReporter({

@@ -11,6 +11,12 @@ export const KEYS = {
   /** Which registry token owns each agent name (bound by its first registration; never leased). */
   ownersPrefix: '/reach/owners/',
   owner: (agentName: string) => `/reach/owners/${agentName}`,
+  /**
+   * The lease-token hash of each instance id, kept past its lease (never leased) so an agent whose
+   * lease ran out can re-register under the same id; removed on deregistration or after a retention.
+   */
+  identitiesPrefix: '/reach/identities/',
+  identity: (instanceId: string) => `/reach/identities/${instanceId}`,
   /** Dynamic routing weights the leader publishes, per instance. */
   weightsPrefix: '/reach/weights/',
   weight: (instanceId: string) => `/reach/weights/${instanceId}`,

@@ -1,0 +1,91 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { leaseTokenMatches } from '../auth/lease-token.js';
+import { KEYS } from '../store/keys.js';
+import type { PutOp, RegistryStore } from '../store/store.js';
+
+/** What the registry keeps of an instance id beyond its lease. */
+const InstanceIdentity = z.object({
+  instance_id: z.string(),
+  agent_name: z.string(),
+  lease_token_hash: z.string(),
+});
+
+/**
+ * Instance ids that outlive their lease: each registration stores its id's lease-token hash (not
+ * leased), so an agent whose lease expired (a frozen store, a long pause) can present its previous id
+ * and lease token and get the same id back. Deregistration removes it; the leader collects ids whose
+ * instance has been gone longer than the retention.
+ */
+export class InstanceIdentities {
+  // Ids found without a live instance, with when the collector first saw them so (monotonic ms).
+  private readonly missingSince = new Map<string, number>();
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The identity record to commit with a registration. */
+  entry(instanceId: string, agentName: string, leaseTokenHash: string): PutOp {
+    return {
+      key: KEYS.identity(instanceId),
+      value: JSON.stringify({
+        instance_id: instanceId,
+        agent_name: agentName,
+        lease_token_hash: leaseTokenHash,
+      }),
+    };
+  }
+
+  /** Whether `previous` proves to be the registration that last held the id, for the same agent name. */
+  async proves(previous: { instance_id: string; lease_token: string }, agentName: string): Promise<boolean> {
+    const value = await this.store.get(KEYS.identity(previous.instance_id));
+    if (value === null) return false;
+    let parsed: z.infer<typeof InstanceIdentity>;
+    try {
+      parsed = InstanceIdentity.parse(JSON.parse(value));
+    } catch {
+      this.logger.warn({ instance_id: previous.instance_id }, 'ignoring an unreadable instance identity');
+      return false;
+    }
+    return (
+      parsed.agent_name === agentName && leaseTokenMatches(previous.lease_token, parsed.lease_token_hash)
+    );
+  }
+
+  /** Forgets an id for good (graceful deregistration: nothing will come back for it). */
+  async forget(instanceId: string): Promise<void> {
+    await this.store.commit({ deletes: [KEYS.identity(instanceId)] });
+  }
+
+  /**
+   * One collection pass (leader only): removes identities whose instance has not been live for
+   * `retentionMs` of this collector's observation.
+   */
+  async collect(
+    isLive: (instanceId: string) => boolean,
+    nowMs: number,
+    retentionMs: number,
+  ): Promise<number> {
+    const stale: string[] = [];
+    const seen = new Set<string>();
+    for (const { key } of await this.store.list(KEYS.identitiesPrefix)) {
+      const id = key.slice(KEYS.identitiesPrefix.length);
+      seen.add(id);
+      if (isLive(id)) {
+        this.missingSince.delete(id);
+        continue;
+      }
+      const since = this.missingSince.get(id) ?? nowMs;
+      this.missingSince.set(id, since);
+      if (nowMs - since >= retentionMs) stale.push(id);
+    }
+    for (const id of this.missingSince.keys()) if (!seen.has(id)) this.missingSince.delete(id);
+    if (stale.length > 0) {
+      await this.store.commit({ deletes: stale.map((id) => KEYS.identity(id)) });
+      for (const id of stale) this.missingSince.delete(id);
+    }
+    return stale.length;
+  }
+}
