@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { badInputSuite } from './bad-input.suite.js';
 import { useE2eEnv } from './e2e-env.js';
+import { ghostsSuite } from './ghosts.suite.js';
 import { heartbeatSuite } from './heartbeat.suite.js';
 import { lifecycleSuite } from './lifecycle.suite.js';
 import { restartSuite } from './restart.suite.js';
@@ -14,5 +15,6 @@ describe.each(STORES)('registry process on the $name store', ({ open }) => {
   heartbeatSuite(env);
   badInputSuite(env);
   stormSuite(env);
+  ghostsSuite(env);
   restartSuite(env);
 });

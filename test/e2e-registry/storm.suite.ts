@@ -1,3 +1,4 @@
+import { createServer, type Server, type Socket } from 'node:net';
 import type { InstanceView } from '@agent-reach/sdk/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../harness/child-output.js';
@@ -49,7 +50,16 @@ export function stormSuite(env: () => E2eEnv): void {
   describe('storm protection', () => {
     let pump: HeartbeatPump | undefined;
     const registered: Array<{ id: string; lease: Record<string, string> }> = [];
+    // Where the silenced instances "live": it accepts connections and never answers, like a paused
+    // process, so the leader's probe cannot prove them dead and storm protection holds them.
+    const frozenSockets = new Set<Socket>();
+    const frozen: Server = createServer((socket) => {
+      frozenSockets.add(socket);
+      socket.on('error', () => undefined);
+    });
     afterAll(async () => {
+      for (const socket of frozenSockets) socket.destroy();
+      await new Promise<void>((resolve) => frozen.close(() => resolve()));
       pump?.stop();
       for (const { id, lease } of registered)
         await env().api.send('DELETE', `/v1/agents/${id}`, undefined, lease);
@@ -68,9 +78,12 @@ export function stormSuite(env: () => E2eEnv): void {
       const eventsBefore = metricValue(metricsBefore, 'reach_registry_storm_events_total') ?? 0;
       const evictionsBefore = metricValue(metricsBefore, 'reach_registry_evictions_total') ?? 0;
       const logsBefore = registry.logs().length;
+      await new Promise<void>((resolve) => frozen.listen(0, '127.0.0.1', resolve));
+      const frozenPort = (frozen.address() as { port: number }).port;
       pump = new HeartbeatPump(env());
       for (let i = 0; i < TOTAL; i++) {
-        const instance = await registerOverHttp(env(), `storm-agent-${i}`, 9200 + i);
+        const port = i < SILENCED ? frozenPort : 9200 + i;
+        const instance = await registerOverHttp(env(), `storm-agent-${i}`, port);
         registered.push(instance);
         pump.add(instance.id, instance.lease);
       }

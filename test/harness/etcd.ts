@@ -17,6 +17,10 @@ export interface RunningEtcd {
   kill(): void;
   /** Starts etcd again on the same ports and data, after `kill`. */
   restart(): Promise<void>;
+  /** Freezes etcd (SIGSTOP): connections stay open, nothing answers, its clock jumps on `thaw`. */
+  freeze(): void;
+  /** Lets a frozen etcd run again (SIGCONT). */
+  thaw(): void;
 }
 
 const running = new Set<ChildProcess>();
@@ -113,6 +117,12 @@ export async function startEtcd(
     endpoint,
     kill: () => {
       child?.kill('SIGKILL');
+    },
+    freeze: () => {
+      child?.kill('SIGSTOP');
+    },
+    thaw: () => {
+      child?.kill('SIGCONT');
     },
     restart: async () => {
       if (child !== undefined) await exited(child);

@@ -94,6 +94,8 @@ export const ControlPlaneConfig = z
         hold: Seconds.prefault(60),
         /** Most instances evicted per heartbeat interval while recovering from a storm. */
         max_evictions_per_interval: z.number().int().min(1).default(10),
+        /** A silent instance's endpoint gets this long to answer the leader's probe (else: unknown, held). */
+        probe_timeout: Seconds.prefault('1s'),
       })
       .strict()
       .prefault({}),

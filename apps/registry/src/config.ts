@@ -37,7 +37,14 @@ export interface RegistryConfig {
   tokens: ResolvedToken[];
   /** Catalog capability ids an operation may `serve`: the built-in seven plus config.catalog. */
   catalog: ReadonlySet<string>;
-  storm: { threshold: number; minInstances: number; holdMs: number; maxEvictionsPerInterval: number };
+  storm: {
+    threshold: number;
+    minInstances: number;
+    holdMs: number;
+    maxEvictionsPerInterval: number;
+    /** How long a probe of a silent instance may take before its verdict is "unknown". @default 1000 */
+    probeTimeoutMs: number;
+  };
   /** The password of `storage.etcd.username`, from the variable `storage.etcd.password_env` names. */
   etcdPassword?: string;
   /** pino level from `LOG_LEVEL`. @default 'info' */
@@ -140,6 +147,7 @@ export function compileRegistryConfig(
       minInstances: cp.storm.min_instances,
       holdMs: cp.storm.hold,
       maxEvictionsPerInterval: cp.storm.max_evictions_per_interval,
+      probeTimeoutMs: cp.storm.probe_timeout,
     },
     logLevel: logLevelOf(env),
     ...etcdPasswordOf(reach, env),

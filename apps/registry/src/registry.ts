@@ -8,6 +8,7 @@ import type { RegistryConfig } from './config.js';
 import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js';
 import { InstanceCache } from './instances/instance-cache.js';
 import { bindLivenessToInstances } from './liveness/bind-cache.js';
+import { httpInstanceProber, type InstanceProber } from './liveness/instance-prober.js';
 import { LivenessTable } from './liveness/liveness-table.js';
 import { SharedFacts } from './liveness/shared-facts.js';
 import { StormGuard } from './liveness/storm-guard.js';
@@ -38,6 +39,8 @@ export interface RegistryOptions {
   replicaId?: string;
   /** Extra routers built from the registry's parts (e.g. `GET /v1/zone`, `POST /v1/route`), mounted at `/`. */
   routes?: (parts: RegistryParts) => Hono[];
+  /** How storm protection checks silent instances. @default `GET /health` at their endpoint */
+  prober?: InstanceProber;
   /** Whether to join the leader election and sweep (storm protection). @default true */
   sweep?: boolean;
   /** Whether `/metrics` includes the process's default metrics (off in tests that build many registries). @default false */
@@ -129,7 +132,15 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     clock,
     logger,
   });
-  const storm = new StormGuard({ table: liveness, store, clock, metrics, logger, config });
+  const storm = new StormGuard({
+    table: liveness,
+    store,
+    clock,
+    metrics,
+    logger,
+    config,
+    prober: options.prober ?? httpInstanceProber({ timeoutMs: config.storm.probeTimeoutMs }),
+  });
   sweeper = new Sweeper({
     store,
     clock,

@@ -36,7 +36,8 @@ describe('DELETE /v1/agents/:id', () => {
     await settle();
     expect(batches).toHaveLength(1);
     expect(batches[0]!.every((event) => event.type === 'delete')).toBe(true);
-    expect(batches[0]!.map((event) => event.key).sort()).toEqual([...keys].sort());
+    // The instance's keys and its identity (nothing will re-register under a deregistered id).
+    expect(batches[0]!.map((event) => event.key).sort()).toEqual([...keys, `/reach/identities/${id}`].sort());
     expect(await t.store.list('/reach/declarations/')).toHaveLength(1);
 
     const view = await call(t.registry.app, 'GET', `/v1/agents/${id}`);

@@ -7,6 +7,7 @@ import { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { instanceRecord } from '../testing/fixtures.js';
 import { captureLogger } from '../testing/test-registry.js';
+import type { ProbeVerdict } from './instance-prober.js';
 import { LivenessTable } from './liveness-table.js';
 import { StormGuard } from './storm-guard.js';
 
@@ -33,7 +34,13 @@ beforeEach(async () => {
     config: {
       heartbeatIntervalMs: 5000,
       heartbeatTimeoutMs: 15_000,
-      storm: { threshold: 0.25, minInstances: 5, holdMs: 60_000, maxEvictionsPerInterval: 2 },
+      storm: {
+        threshold: 0.25,
+        minInstances: 5,
+        holdMs: 60_000,
+        maxEvictionsPerInterval: 2,
+        probeTimeoutMs: 1000,
+      },
     },
   });
   for (let i = 0; i < 8; i++) {
@@ -93,5 +100,61 @@ describe('StormGuard', () => {
     expect(guard.phase).toBe('idle');
     // The one still silent was 8 s into a 15 s lease: released to their lease, not revoked.
     for (const entry of entries.slice(7)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
+  });
+});
+
+describe('StormGuard with a prober', () => {
+  it('evicts the provably dead at once, holds the unknown, and re-probes them each interval', async () => {
+    const verdicts = new Map<string, ProbeVerdict>();
+    const probed: string[] = [];
+    const probing = new StormGuard({
+      table,
+      store,
+      clock,
+      metrics: new RegistryMetrics(
+        () => table.counts(),
+        () => true,
+      ),
+      logger: captureLogger().logger,
+      config: {
+        heartbeatIntervalMs: 5000,
+        heartbeatTimeoutMs: 15_000,
+        storm: {
+          threshold: 0.25,
+          minInstances: 5,
+          holdMs: 60_000,
+          maxEvictionsPerInterval: 2,
+          probeTimeoutMs: 1000,
+        },
+      },
+      prober: {
+        probe: async (record) => {
+          probed.push(record.instance_id);
+          return verdicts.get(record.instance_id) ?? 'unknown';
+        },
+      },
+    });
+    const ids = [...table.values()].map((entry) => entry.instanceId);
+    for (const id of ids.slice(0, 4)) verdicts.set(id, 'dead');
+    verdicts.set(ids[4]!, 'alive');
+    clock.advance(7000);
+    await probing.tick();
+    expect(probing.phase).toBe('holding');
+    expect(probed.sort()).toEqual([...ids].sort());
+    // Their leases are revoked: the keys go with them.
+    for (const id of ids.slice(0, 4)) {
+      expect((await store.keepAlive(table.get(id)!.leaseId)).ok).toBe(false);
+      // What the registry's watch does when the revoked keys go.
+      table.remove(id);
+    }
+    expect(probing.heldIds().sort()).toEqual(ids.slice(4).sort());
+    // Dead ones leaving is no return of heartbeats: the hold goes on, and the rest are probed again.
+    clock.advance(1000);
+    await probing.tick();
+    expect(probing.phase).toBe('holding');
+    expect(probed).toHaveLength(8);
+    clock.advance(5000);
+    await probing.tick();
+    expect(probed).toHaveLength(8 + 4);
   });
 });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RegistryConfig } from '../config.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistryStore } from '../store/store.js';
+import type { InstanceProber, ProbeVerdict } from './instance-prober.js';
 import type { LivenessEntry, LivenessTable } from './liveness-table.js';
 
 /** Storm protection's phase: idle, holding silent instances, or evicting the held ones at a capped rate. */
@@ -16,7 +17,12 @@ export interface StormGuardDeps {
   metrics: RegistryMetrics;
   logger: Logger;
   config: Pick<RegistryConfig, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'storm'>;
+  /** Verifies silent instances before they are held; without one every silent instance is held. */
+  prober?: InstanceProber;
 }
+
+/** Probes of held instances at a time. */
+const PROBE_CONCURRENCY = 64;
 
 /**
  * When a large share of instances goes silent within one interval, the fault is probably ours: hold
@@ -30,6 +36,10 @@ export class StormGuard {
   private lastTickAt: number | undefined;
   private lastKeptAt = Number.NEGATIVE_INFINITY;
   private lastEvictionAt = Number.NEGATIVE_INFINITY;
+  // When each held instance was last probed (monotonic ms); unknown ones are probed again each interval.
+  private readonly probedAt = new Map<string, number>();
+  // Held instances that heartbeat again during this storm (gone or evicted ones are not counted).
+  private returnedCount = 0;
 
   constructor(private readonly deps: StormGuardDeps) {}
 
@@ -57,17 +67,56 @@ export class StormGuard {
       for (const entry of this.silent(now, Number.NEGATIVE_INFINITY)) {
         if (this.phaseNow === 'holding') this.held.set(entry.instanceId, entry);
       }
-      if (this.phaseNow === 'holding') this.maybeEndHold(now);
-      if (this.phaseNow === 'evicting') await this.evict(now);
     }
+    // Storm protection verifies before it holds: whatever is provably dead goes at once.
+    if (this.phaseNow !== 'idle') await this.verifyHeld(now);
+    if (this.phaseNow === 'holding') this.maybeEndHold(now);
+    if (this.phaseNow === 'evicting') await this.evict(now);
     if (this.held.size > 0) await this.keepHeld(now);
     if (this.phaseNow !== 'idle' && this.held.size === 0)
       this.finish('every held instance returned or was evicted');
     this.deps.metrics.stormHeld.set(this.held.size);
   }
 
+  /** Probes the held instances not probed within the last interval; evicts the dead ones at once. */
+  private async verifyHeld(now: number): Promise<void> {
+    const { prober, store, metrics, logger, config } = this.deps;
+    if (!prober) return;
+    for (const id of this.probedAt.keys()) if (!this.held.has(id)) this.probedAt.delete(id);
+    const due = [...this.held.values()].filter(
+      (entry) =>
+        now - (this.probedAt.get(entry.instanceId) ?? Number.NEGATIVE_INFINITY) >= config.heartbeatIntervalMs,
+    );
+    if (due.length === 0) return;
+    const verdicts = new Map<LivenessEntry, ProbeVerdict>();
+    for (let i = 0; i < due.length; i += PROBE_CONCURRENCY) {
+      const batch = due.slice(i, i + PROBE_CONCURRENCY);
+      const answers = await Promise.all(batch.map((entry) => prober.probe(entry.record)));
+      for (const [index, entry] of batch.entries()) verdicts.set(entry, answers[index]!);
+    }
+    const dead: LivenessEntry[] = [];
+    for (const [entry, verdict] of verdicts) {
+      this.probedAt.set(entry.instanceId, now);
+      metrics.stormProbes.inc({ verdict });
+      // It may have returned (or gone) while the probe ran.
+      if (verdict === 'dead' && this.held.get(entry.instanceId) === entry) dead.push(entry);
+    }
+    if (dead.length === 0) return;
+    for (const entry of dead) {
+      this.held.delete(entry.instanceId);
+      this.probedAt.delete(entry.instanceId);
+    }
+    await Promise.all(dead.map((entry) => store.revokeLease(entry.leaseId)));
+    metrics.evictions.inc(dead.length);
+    logger.warn(
+      { event: 'storm_probe_evicted', evicted: dead.map((entry) => entry.instanceId), held: this.held.size },
+      'storm protection: silent instances proved dead (connection refused or another instance answering); evicted at once',
+    );
+  }
+
   /** Forgets every hold (leadership lost: the new leader decides). */
   reset(): void {
+    this.probedAt.clear();
     if (this.phaseNow !== 'idle')
       this.deps.logger.warn({ held: this.held.size }, 'storm protection handed over');
     this.held.clear();
@@ -95,6 +144,7 @@ export class StormGuard {
     if (newlySilent.length < config.storm.threshold * total) return;
     this.phaseNow = 'holding';
     this.startedAt = now;
+    this.returnedCount = 0;
     this.lastKeptAt = Number.NEGATIVE_INFINITY;
     for (const entry of this.silent(now, Number.NEGATIVE_INFINITY)) this.held.set(entry.instanceId, entry);
     metrics.stormEvents.inc();
@@ -116,13 +166,16 @@ export class StormGuard {
     const after = this.deps.table.suspectAfterMs;
     for (const [id, entry] of this.held) {
       const gone = this.deps.table.get(id) !== entry;
-      if (gone || now - entry.lastBeatMono <= after) this.held.delete(id);
+      const returned = !gone && now - entry.lastBeatMono <= after;
+      if (returned) this.returnedCount += 1;
+      if (gone || returned) this.held.delete(id);
     }
   }
 
   private maybeEndHold(now: number): void {
     const { config, logger, table } = this.deps;
-    const returned = this.held.size < config.storm.threshold * table.size;
+    // Instances proved dead leave the hold without heartbeats returning: only returns end it early.
+    const returned = this.returnedCount > 0 && this.held.size < config.storm.threshold * table.size;
     const expired = now - this.startedAt >= config.storm.holdMs;
     if (!returned && !expired) return;
     this.phaseNow = 'evicting';

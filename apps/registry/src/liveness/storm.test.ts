@@ -20,6 +20,8 @@ beforeEach(async () => {
         storm: { threshold: 0.25, min_instances: 5, hold: 60, max_evictions_per_interval: 1 },
       },
     },
+    // The registry's own pause or partition: nobody's endpoint answers, so nobody is proved dead.
+    prober: { probe: async () => 'unknown' },
   });
   agents = [];
   for (let i = 0; i < 10; i++) {

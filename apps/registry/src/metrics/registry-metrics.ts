@@ -35,6 +35,12 @@ export class RegistryMetrics {
     help: 'Silent instances whose records storm protection keeps alive right now.',
     registers: [this.registry],
   });
+  readonly stormProbes = new Counter({
+    name: 'reach_registry_storm_probes_total',
+    help: 'Probes of silent instances during storm protection, by verdict (dead, alive, unknown).',
+    labelNames: ['verdict'] as const,
+    registers: [this.registry],
+  });
   readonly evictions = new Counter({
     name: 'reach_registry_evictions_total',
     help: 'Instances the leader evicted (revoked) after a storm hold.',

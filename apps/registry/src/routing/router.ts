@@ -97,7 +97,11 @@ export class Router {
           this.registrationTime(record, undefined);
         }
         const now = deps.clock.now();
-        for (const id of changes.deleted) this.removedAt.set(id, now);
+        for (const id of changes.deleted) {
+          // Gone instances leave the metrics at once; their routing history stays a while.
+          this.metrics.forgetInstance(id);
+          this.removedAt.set(id, now);
+        }
         this.forgetRemoved(now);
       }),
     );

@@ -49,7 +49,7 @@ export async function startTestRegistry(
     env?: Record<string, string>;
     dir?: string;
     clock?: ManualClock;
-  } & Pick<RegistryOptions, 'routes' | 'sweep'> = {},
+  } & Pick<RegistryOptions, 'routes' | 'sweep' | 'prober'> = {},
 ): Promise<TestRegistry> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'reach-registry-')));
   const clock = options.clock ?? new ManualClock();
@@ -64,6 +64,7 @@ export async function startTestRegistry(
     replicaId: 'test-replica',
     ...(options.routes ? { routes: options.routes } : {}),
     ...(options.sweep === undefined ? {} : { sweep: options.sweep }),
+    ...(options.prober ? { prober: options.prober } : {}),
   });
   let stopped = false;
   const stop = async () => {
