@@ -81,6 +81,10 @@ export class Supervisor {
       env: { ...process.env, ...spec.env },
       // The 'ipc' channel's closing tells the child that we are gone; it also carries the stop order.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // A process group of its own: Ctrl-C in a terminal signals the whole foreground group at once, and
+      // the registry must outlive the agents' deregistrations. Only the supervisor hears it and stops
+      // the children in order (a SIGHUP or SIGKILL of the supervisor reaches them through the channel).
+      detached: true,
     });
     const startedAt = performance.now();
     const pipe = (stream: NodeJS.ReadableStream, level: number) => {

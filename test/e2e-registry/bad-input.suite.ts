@@ -139,6 +139,87 @@ export function badInputSuite(env: () => E2eEnv): void {
           code: 'LEASE_TOKEN_INVALID',
         },
         {
+          name: 'outcomes without a token',
+          method: 'POST',
+          path: '/v1/outcomes',
+          body: {
+            outcomes: [
+              { instance_id: live.id, request_id: 'x', ok: false, failure: 'http_5xx', latency_ms: 1 },
+            ],
+          },
+          headers: {},
+          status: 401,
+          code: 'UNAUTHORIZED',
+        },
+        {
+          name: 'outcomes with an unknown token',
+          method: 'POST',
+          path: '/v1/outcomes',
+          body: { outcomes: [{ instance_id: live.id, request_id: 'x', ok: true, latency_ms: 1 }] },
+          headers: bearer('not-a-configured-token'),
+          status: 401,
+          code: 'UNAUTHORIZED',
+        },
+        {
+          name: 'outcomes that are not JSON',
+          method: 'POST',
+          path: '/v1/outcomes',
+          body: '{"outcomes": [',
+          headers: bearer(TOKENS.agents),
+          status: 400,
+          code: 'INVALID_JSON',
+        },
+        {
+          name: 'an outcome failure that is not a failure class',
+          method: 'POST',
+          path: '/v1/outcomes',
+          body: {
+            outcomes: [{ instance_id: live.id, request_id: 'x', ok: false, failure: 'meh', latency_ms: 1 }],
+          },
+          headers: bearer(TOKENS.agents),
+          status: 400,
+          code: 'VALIDATION_FAILED',
+        },
+        {
+          name: 'another token registering an owned agent name',
+          ...register(registerBody('bad-input-target', 9103, 'summarize'), bearer(TOKENS.text)),
+          status: 403,
+          code: 'NAME_OWNED',
+        },
+        {
+          name: 'a previous registration that is no object',
+          ...register({ ...good, previous: 'summarizer-1234' }, bearer(TOKENS.agents)),
+          status: 400,
+          code: 'VALIDATION_FAILED',
+        },
+        {
+          name: 'a previous instance id of 5,000 characters',
+          ...register(
+            { ...good, previous: { instance_id: 'x'.repeat(5000), lease_token: 'abc' } },
+            bearer(TOKENS.agents),
+          ),
+          status: 400,
+          code: 'VALIDATION_FAILED',
+        },
+        {
+          name: 'a heartbeat for an id of 5,000 characters',
+          method: 'POST',
+          path: `/v1/agents/${'a'.repeat(5000)}/heartbeat`,
+          body: { seq: 1 },
+          headers: live.lease,
+          status: 400,
+          code: 'VALIDATION_FAILED',
+        },
+        {
+          name: 'a percent-escape that decodes to no UTF-8',
+          method: 'POST',
+          path: '/v1/agents/%E0%A4%A/heartbeat',
+          body: { seq: 1 },
+          headers: live.lease,
+          status: 400,
+          code: 'VALIDATION_FAILED',
+        },
+        {
           name: 'an instance id that is no DNS label',
           method: 'DELETE',
           path: '/v1/agents/Not_A_Label',
@@ -157,6 +238,8 @@ export function badInputSuite(env: () => E2eEnv): void {
         const reply = await api.send(bad.method, bad.path, bad.body, bad.headers);
         expect([bad.name, reply.status, reply.body.code]).toEqual([bad.name, bad.status, bad.code]);
         expect(reply.body.message, bad.name).toMatch(/\S{3}/);
+        // Client input is quoted cut short, never echoed whole.
+        expect(reply.body.message!.length, bad.name).toBeLessThan(400);
       }
       // A chunked body (no Content-Length) over the limit is cut off while it streams.
       const chunked = await fetch(`${registry.url}/v1/agents`, {

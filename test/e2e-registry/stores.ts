@@ -22,7 +22,7 @@ export interface StoreBackend {
   readonly name: 'embedded' | 'etcd';
   /** The config file's `storage` section. */
   readonly storage: Record<string, unknown>;
-  /** Every stored key (registration record, DNS data) that names the instance; empty once it is gone. */
+  /** Every stored key (registration record, DNS data) that names the instance; empty once it is gone (its id's identity record may stay). */
   keysOf(instanceId: string, registryUrl: string): Promise<string[]>;
   /** Every live key the store holds for registrations and DNS, for before/after comparisons. */
   snapshot(registryUrl: string): Promise<string[]>;
@@ -87,7 +87,10 @@ export async function etcdBackend(): Promise<StoreBackend> {
     name: 'etcd',
     storage: { type: 'etcd', etcd: { endpoints: [etcd.endpoint] } },
     async keysOf(instanceId) {
-      return (await all()).map((kv) => kv.key.toString()).filter((key) => key.includes(instanceId));
+      // The id's identity record outlives the lease on purpose (a re-registration keeps the id).
+      return (await all())
+        .map((kv) => kv.key.toString())
+        .filter((key) => key.includes(instanceId) && !key.startsWith('/reach/identities/'));
     },
     async snapshot() {
       // Election keys belong to the registry replicas, not to registrations.

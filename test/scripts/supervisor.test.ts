@@ -116,6 +116,43 @@ describe('Supervisor children', () => {
     expect(records.filter((r) => r.name === 'crasher' && r.msg === 'done').length).toBeGreaterThanOrEqual(3);
   });
 
+  it('stop in order when a terminal’s Ctrl-C signals the whole process group', async () => {
+    // The parent leads a process group of its own, as a shell's foreground job does.
+    const parent = spawn(process.execPath, ['--import', 'tsx', PARENT, dir], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    trackChild(parent);
+    const out = new LineCollector();
+    out.attach(parent.stdout);
+    out.attach(parent.stderr);
+    const readyPid = (name: string) => {
+      const record = out.json().find((r) => r.name === name && String(r.msg).startsWith('ready '));
+      return record === undefined ? undefined : Number(String(record.msg).split(' ')[1]);
+    };
+    const ready = await pollUntil(
+      () => {
+        const [registry, agent] = [readyPid('registry'), readyPid('agent')];
+        return registry !== undefined && agent !== undefined ? { registry, agent } : undefined;
+      },
+      START_TIMEOUT_MS,
+      () => `children not ready; output:\n${out.tail()}`,
+    );
+    orphans = [ready.registry, ready.agent];
+
+    process.kill(-parent.pid!, 'SIGINT');
+    expect(await exitOf(parent)).toEqual({ code: 0, signal: null });
+    expect(orphans.some(running)).toBe(false);
+    // Neither child died of the group's SIGINT: the supervisor stopped the agent, then the registry.
+    expect(stopRecord(dir, 'agent')).toEqual({ pid: ready.agent, signal: 'SIGTERM', stoppedBefore: [] });
+    expect(stopRecord(dir, 'registry')).toEqual({
+      pid: ready.registry,
+      signal: 'SIGTERM',
+      stoppedBefore: ['agent.stopped'],
+    });
+  });
+
   it('are not kept alive by the channel while the supervisor lives', async () => {
     const supervisor = new Supervisor([], { write: () => {} });
     const child = supervisor.start({ name: 'finisher', args: [CHILD, dir, 'finisher', 'finish'] });

@@ -73,7 +73,12 @@ export class StormGuard {
     if (this.phaseNow === 'holding') this.maybeEndHold(now);
     if (this.phaseNow === 'evicting') await this.evict(now);
     if (this.held.size > 0) await this.keepHeld(now);
-    if (this.phaseNow !== 'idle' && this.held.size === 0)
+    // Held instances proved dead are no end of the storm: it ends when heartbeats return or the hold is over.
+    if (
+      this.phaseNow !== 'idle' &&
+      this.held.size === 0 &&
+      (this.phaseNow === 'evicting' || this.returnedCount > 0)
+    )
       this.finish('every held instance returned or was evicted');
     this.deps.metrics.stormHeld.set(this.held.size);
   }
