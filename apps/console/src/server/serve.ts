@@ -1,9 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import {
-  connectionServerOptions,
-  DEFAULT_CONNECTION_LIMITS,
-  guardConnections,
-} from '@agent-reach/sdk/node';
+import { connectionServerOptions, DEFAULT_CONNECTION_LIMITS, guardConnections } from '@agent-reach/sdk/node';
 import { serve } from '@hono/node-server';
 import type { ConsoleConfig } from '../config.js';
 import { ConsoleMetrics } from './console-metrics.js';

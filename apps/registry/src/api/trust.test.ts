@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WEIGHT_HYSTERESIS } from '../routing/weights.js';
 import { registerBody } from '../testing/fixtures.js';
 import { bearer, call } from '../testing/http.js';
 import { settle, startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
+import { WEIGHT_HYSTERESIS } from '../weights/compute-weight.js';
 
 const TOKENS = {
   owner: 'owner-token-0001',
