@@ -73,6 +73,7 @@ export const DOCS = {
         ...body,
         'UNAUTHORIZED',
         'FORBIDDEN',
+        'NAME_OWNED',
         'CONFLICT',
         'INVALID_DECLARATION',
         'UNKNOWN_CAPABILITY',
@@ -164,10 +165,13 @@ export const DOCS = {
   outcomes: describeRoute({
     tags: ['routing'],
     summary: 'Report call outcomes',
+    description:
+      'With registry tokens configured, needs one with the report_outcomes right; each caller (token) has its own window per instance, and one caller moves a success rate only within `control_plane.outcomes.caller_share`.',
+    parameters: [registryToken],
     requestBody: jsonBody(OutcomeBatch),
     responses: {
       202: jsonResponse('Recorded.', z.object({ accepted: z.number().int(), ignored: z.number().int() })),
-      ...errorResponses(...body),
+      ...errorResponses(...body, 'UNAUTHORIZED', 'FORBIDDEN'),
     },
   }),
   conflicts: describeRoute({
