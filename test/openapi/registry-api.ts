@@ -176,7 +176,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Report call outcomes */
+        /**
+         * Report call outcomes
+         * @description With registry tokens configured, needs one with the report_outcomes right; each caller (token) has its own window per instance, and one caller moves a success rate only within `control_plane.outcomes.caller_share`.
+         */
         post: operations["postV1Outcomes"];
         delete?: never;
         options?: never;
@@ -388,6 +391,10 @@ export interface operations {
                         alpn?: string[];
                     };
                     card_sha256: string;
+                    previous?: {
+                        instance_id: string;
+                        lease_token: string;
+                    };
                 };
             };
         };
@@ -441,7 +448,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, NAME_OWNED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -449,7 +456,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "FORBIDDEN";
+                        code: "FORBIDDEN" | "NAME_OWNED";
                         message: string;
                         requestId?: string;
                         data?: {
@@ -1002,6 +1009,8 @@ export interface operations {
                             version: string;
                             change_reason: string | null;
                             recorded_at: string;
+                            /** @default null */
+                            changed_by: string | null;
                             declaration: {
                                 agent_name: string;
                                 /** @default 1 */
@@ -1413,7 +1422,10 @@ export interface operations {
     postV1Outcomes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `Bearer <registry token>` when the registry requires one. */
+                authorization?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1459,6 +1471,40 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
                         message: string;
                         requestId?: string;
                         data?: {
