@@ -167,7 +167,31 @@ describe('console in a real browser against the real system', () => {
     expect(await page.textContent('main')).toContain('There is no console page at #/no-such-page/x');
     expect(await page.locator('h1').count()).toBe(1);
     expect(await page.locator('#tabs a[aria-current="page"]').count()).toBe(0);
-  }, 60_000);
+
+    // Every page fits 1280 px and a 390 px phone without scrolling sideways.
+    const wide: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const tab of [
+        'run',
+        'traces',
+        'discovery',
+        'agents',
+        'agents/writer-agent',
+        'conflicts',
+        'metrics',
+      ]) {
+        await page.goto(`${stack.consoleUrl}/#/${tab}`);
+        await page.waitForSelector('main .card');
+        await page.waitForFunction("!document.body.textContent.includes('Loading…')");
+        const scroll = await page.evaluate<number>('document.documentElement.scrollWidth');
+        if (scroll > width) wide.push(`${tab} at ${width}px: ${scroll}px wide`);
+      }
+      await page.screenshot({ path: `${ARTIFACTS}console-agents-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    expect(wide).toEqual([]);
+  }, 90_000);
 
   it('lists the trace under Traces with a status filter, and deletes it', async () => {
     await page.click('#tabs a[href="#/traces"]');
