@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CapabilityId } from './catalog.js';
 import { type Declaration, publishedCapabilities } from './declaration.js';
 import type { Endpoint } from './registration.js';
 
@@ -12,6 +13,7 @@ const Skill = z.object({
   name: z.string(),
   description: z.string(),
   tags: z.array(z.string()),
+  examples: z.array(z.string()).optional(),
   inputModes: z.array(z.string()).optional(),
   outputModes: z.array(z.string()).optional(),
 });
@@ -82,7 +84,8 @@ export function buildAgentCard(declaration: Declaration, endpoint: Endpoint): Ag
       id,
       name: id,
       description: op.description ?? `${id}: ${op.input.join(', ')} -> ${op.output.join(', ')}`,
-      tags: [declaration.domain, ...op.serves],
+      tags: [...new Set([declaration.domain, ...op.serves, ...(op.tags ?? [])])],
+      ...(op.examples?.length ? { examples: op.examples } : {}),
     })),
   };
 }
@@ -92,4 +95,31 @@ export function cardExtension(card: AgentCard): ReachCardExtensionParams | null 
   const ext = card.capabilities.extensions.find((e) => e.uri === REACH_CARD_EXTENSION);
   const parsed = ReachCardExtensionParams.safeParse(ext?.params);
   return parsed.success ? parsed.data : null;
+}
+
+/** What a planner reads from one card skill: the capability id it serves and its text. */
+export interface CardSkill {
+  /** The capability id (the skill id is the operation name, which is a capability id). */
+  id: string;
+  description: string;
+  tags: string[];
+  examples: string[];
+}
+
+/**
+ * The card's skills whose id is a valid capability id, with their text — the one place skills are
+ * read, so a change of the card's shape changes only this function.
+ */
+export function cardSkills(card: AgentCard): CardSkill[] {
+  const out: CardSkill[] = [];
+  for (const skill of card.skills) {
+    if (!CapabilityId.safeParse(skill.id).success) continue;
+    out.push({
+      id: skill.id,
+      description: skill.description,
+      tags: skill.tags,
+      examples: skill.examples ?? [],
+    });
+  }
+  return out;
 }

@@ -22,7 +22,12 @@ export type OperationConstraints = z.infer<typeof OperationConstraints>;
 /** One operation an agent offers (the seed's `capabilities.<op>` entry, extended). */
 export const Operation = z
   .object({
+    /** What the operation does; planners match tasks against it, so say it in the words users use. */
     description: z.string().max(500).optional(),
+    /** Keywords planners match tasks against (A2A skill tags), e.g. `word count`, `统计`. */
+    tags: z.array(z.string().min(1).max(40)).max(20).optional(),
+    /** Sample requests this operation answers (A2A skill examples), in any language. */
+    examples: z.array(z.string().min(1).max(200)).max(10).optional(),
     /** Input summary: the field names the operation reads. */
     input: z.array(z.string().min(1).max(80)).max(50).default([]),
     /** Output summary: the field names the operation returns. */

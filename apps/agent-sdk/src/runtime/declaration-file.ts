@@ -28,12 +28,19 @@ function readSource(path: string): unknown {
   } catch (cause) {
     throw invalid(path, `cannot read the declaration file (${(cause as Error).message})`, '(file)', cause);
   }
+  let raw: unknown;
   try {
-    return extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+    raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (cause) {
     const kind = extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML';
     throw invalid(path, `not valid ${kind}: ${(cause as Error).message}`, '(file)', cause);
   }
+  // `$schema` points editors at declaration.schema.json; it is not part of the declaration.
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && '$schema' in raw) {
+    const { $schema: _schema, ...rest } = raw as Record<string, unknown>;
+    return rest;
+  }
+  return raw;
 }
 
 /**
