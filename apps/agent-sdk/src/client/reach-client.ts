@@ -235,10 +235,7 @@ export class ReachClient {
       deadlineAt === undefined ? undefined : Math.max(1, deadlineAt - this.options.clock.now());
     const synthesis = await this.reach({
       need: { operation: 'synthesis', ...(request.need.domain ? { domain: request.need.domain } : {}) },
-      input: {
-        outputs: served.map(({ agent_name, operation, output }) => ({ agent_name, operation, output })),
-      },
-      context: request.context,
+      ...synthesisRequest(request, served),
       idempotent: true,
       requestId: `${requestId.slice(0, 110)}:synthesis`,
       ...(remaining === undefined ? {} : { deadline: remaining }),
@@ -247,6 +244,52 @@ export class ReachClient {
     });
     return synthesis.ok ? ok(synthesis.value.output) : synthesis;
   }
+}
+
+/** The task a request carries: its input when that is text, or the input's `task` field. */
+function taskOf(request: ReachRequest): string | null {
+  const input = request.input;
+  if (typeof input === 'string' && input.trim() !== '') return input;
+  const task = (input as { task?: unknown } | null)?.task;
+  return typeof task === 'string' && task.trim() !== '' ? task : null;
+}
+
+/** An output as text: a string, an object's `text`, or its JSON. */
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  const text = (output as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? text : JSON.stringify(output ?? null);
+}
+
+/**
+ * What the default merge sends a synthesis agent, in the shape the orchestrator sends every node:
+ * `input` `{task, purpose, outputs}` and `context` `{text, items}` holding each served output (the
+ * caller's own context, if any, rides along as `caller_context`).
+ */
+export function synthesisRequest(
+  request: ReachRequest,
+  served: readonly TargetResult[],
+): { input: unknown; context: unknown } {
+  const operation = served[0]?.operation ?? String(request.need.operation ?? 'the request');
+  const task = taskOf(request) ?? `Merge the ${served.length} answers to ${operation} into one.`;
+  const items = served.map((r) => ({
+    node_id: r.instance_id,
+    capability: r.operation,
+    agent_name: r.agent_name,
+    text: outputText(r.output),
+  }));
+  return {
+    input: {
+      task,
+      purpose: `Merge the ${served.length} answers to ${operation} into one.`,
+      outputs: served.map(({ agent_name, operation: op, output }) => ({ agent_name, operation: op, output })),
+    },
+    context: {
+      text: items.map((i) => `### ${i.node_id} · ${i.capability}\n${i.text}`).join('\n\n'),
+      items,
+      ...(request.context === undefined ? {} : { caller_context: request.context }),
+    },
+  };
 }
 
 function resultOf(lane: Extract<LaneResult, { ok: true }>): TargetResult {
