@@ -99,3 +99,54 @@ describe('CardCache', () => {
     expect(s.calls()).toBe(2);
   });
 });
+
+describe('CardCache: a bad registration only hurts itself', () => {
+  const genuine = 'G'.repeat(43);
+
+  it('a wrong digest for the genuine card URL does not make the genuine registration fail', async () => {
+    const s = setup(async () => ok({ card, sha256: genuine }));
+    const t = tally();
+    expect((await s.cache.get('h:1', 'http://h:1/c', genuine, t)).ok).toBe(true);
+    // The impostor's registration publishes the same host:port with another digest.
+    const bad = await s.cache.get('h:1', 'http://h:1/c', 'X'.repeat(43), t);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.data?.reason).toBe('card_sha_mismatch');
+    // The genuine one still gets its card, from the cache.
+    const calls = s.calls();
+    expect((await s.cache.get('h:1', 'http://h:1/c', genuine, t)).ok).toBe(true);
+    expect(s.calls()).toBe(calls);
+    // And the impostor's rejection is cached for itself: no fetch per lookup.
+    expect((await s.cache.get('h:1', 'http://h:1/c', 'X'.repeat(43), t)).ok).toBe(false);
+    expect(s.calls()).toBe(calls);
+  });
+
+  it('the impostor first: the genuine registration is not refused after it', async () => {
+    const s = setup(async () => ok({ card, sha256: genuine }));
+    const t = tally();
+    expect((await s.cache.get('h:1', 'http://h:1/c', 'X'.repeat(43), t)).ok).toBe(false);
+    expect((await s.cache.get('h:1', 'http://h:1/c', genuine, t)).ok).toBe(true);
+  });
+
+  it('a card URL that fails on the same host:port does not poison the genuine card URL', async () => {
+    const clock = { now: () => 0 };
+    const fetcher: CardFetcher = async (url) =>
+      url.endsWith('/c')
+        ? ok({ card, sha256: genuine })
+        : err(new ReachError('UNAVAILABLE', 'not found', { data: { reason: 'card_http_404' } }));
+    const cache = new CardCache(fetcher, clock);
+    const t = tally();
+    expect((await cache.get('h:1', 'http://h:1/missing', 'X'.repeat(43), t)).ok).toBe(false);
+    expect((await cache.get('h:1', 'http://h:1/c', genuine, t)).ok).toBe(true);
+  });
+
+  it('concurrent lookups with different digests share one fetch and each gets its own answer', async () => {
+    const s = setup(async () => ok({ card, sha256: genuine }), 20);
+    const t = tally();
+    const [a, b] = await Promise.all([
+      s.cache.get('h:1', 'http://h:1/c', 'X'.repeat(43), t),
+      s.cache.get('h:1', 'http://h:1/c', genuine, t),
+    ]);
+    expect([a.ok, b.ok]).toEqual([false, true]);
+    expect(s.calls()).toBe(1);
+  });
+});

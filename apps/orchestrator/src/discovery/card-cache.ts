@@ -20,11 +20,16 @@ export interface CardCacheOptions {
 type Entry = { ok: true; card: FetchedCard; until: number } | { ok: false; error: ReachError; until: number };
 
 /**
- * Agent cards by endpoint: TTL cache, one fetch in flight per endpoint (single-flight), negative cache,
- * and the published digest check (a card whose sha256 differs from key65401 is rejected).
+ * Agent cards by card URL: TTL cache, one fetch in flight per URL (single-flight), negative cache, and
+ * the published digest check. Entries are keyed by what a registration controls (the card URL, and
+ * the digest it published): a registration that points at another agent's host:port with a wrong
+ * digest or path is refused alone, and the genuine agent's card stays cached (a bad registration may
+ * only hurt itself).
  */
 export class CardCache {
   private readonly entries = new Map<string, Entry>();
+  /** Digest rejections by `url digest`: the card at `url` is fine, it just is not what was published. */
+  private readonly rejected = new Map<string, { error: ReachError; until: number }>();
   private readonly inFlight = new Map<string, Promise<Entry>>();
   private readonly ttlMs: number;
   private readonly negativeTtlMs: number;
@@ -38,75 +43,83 @@ export class CardCache {
     this.negativeTtlMs = options.negativeTtlMs ?? 8000;
   }
 
-  /** The card at `url` for `endpoint`; `expectedSha256` (from SVCB) must match the bytes when given. */
+  /**
+   * The card at `url` (on `endpoint`, the instance DNS gave); `expectedSha256` (from SVCB) must match
+   * the bytes when given.
+   */
   async get(
-    endpoint: string,
+    _endpoint: string,
     url: string,
     expectedSha256: string | null,
     tally: CardTally,
   ): Promise<Result<FetchedCard>> {
-    const cached = this.fresh(endpoint, expectedSha256, tally);
-    if (cached !== undefined) return this.answer(cached, expectedSha256);
-    const running = this.inFlight.get(endpoint);
+    const refused = expectedSha256 === null ? undefined : this.rejected.get(`${url} ${expectedSha256}`);
+    if (refused !== undefined && refused.until > this.clock.now()) {
+      tally.card_negative_hits++;
+      return err(refused.error);
+    }
+    const cached = this.fresh(url, expectedSha256, tally);
+    if (cached !== undefined) return this.answer(cached, url, expectedSha256, tally);
+    const running = this.inFlight.get(url);
     if (running !== undefined) {
       tally.card_cache_hits++;
-      return this.answer(await running, expectedSha256);
+      return this.answer(await running, url, expectedSha256, tally);
     }
-    const fetching = this.fetch(endpoint, url, expectedSha256, tally);
-    this.inFlight.set(endpoint, fetching);
+    const fetching = this.fetch(url, tally);
+    this.inFlight.set(url, fetching);
     try {
-      return this.answer(await fetching, expectedSha256);
+      return this.answer(await fetching, url, expectedSha256, tally);
     } finally {
-      this.inFlight.delete(endpoint);
+      this.inFlight.delete(url);
     }
   }
 
   /** Forgets every entry (tests and config reloads). */
   clear(): void {
     this.entries.clear();
+    this.rejected.clear();
   }
 
-  private fresh(endpoint: string, expectedSha256: string | null, tally: CardTally): Entry | undefined {
-    const entry = this.entries.get(endpoint);
+  private fresh(url: string, expectedSha256: string | null, tally: CardTally): Entry | undefined {
+    const entry = this.entries.get(url);
     if (entry === undefined || entry.until <= this.clock.now()) return undefined;
     if (!entry.ok) {
       tally.card_negative_hits++;
       return entry;
     }
-    // A new digest in DNS means the card changed: fetch it again instead of serving the old one.
+    // A new digest in DNS means the card may have changed: fetch it again instead of serving the old one.
     if (expectedSha256 !== null && entry.card.sha256 !== expectedSha256) return undefined;
     tally.card_cache_hits++;
     return entry;
   }
 
-  private async fetch(
-    endpoint: string,
-    url: string,
-    expectedSha256: string | null,
-    tally: CardTally,
-  ): Promise<Entry> {
+  private async fetch(url: string, tally: CardTally): Promise<Entry> {
     tally.card_fetches++;
     const result = await this.fetcher(url);
-    const until = this.clock.now();
-    let entry: Entry;
-    if (!result.ok) entry = { ok: false, error: result.error, until: until + this.negativeTtlMs };
-    else if (expectedSha256 !== null && result.value.sha256 !== expectedSha256) {
-      entry = {
-        ok: false,
-        error: mismatch(result.value.sha256, expectedSha256),
-        until: until + this.negativeTtlMs,
-      };
-    } else entry = { ok: true, card: result.value, until: until + this.ttlMs };
+    const now = this.clock.now();
+    const entry: Entry = result.ok
+      ? { ok: true, card: result.value, until: now + this.ttlMs }
+      : { ok: false, error: result.error, until: now + this.negativeTtlMs };
     if (!entry.ok) tally.card_failures++;
-    this.entries.set(endpoint, entry);
+    // Only the fetch itself is cached under the URL; whether it matches a digest is each caller's.
+    this.entries.set(url, entry);
     return entry;
   }
 
-  private answer(entry: Entry, expectedSha256: string | null): Result<FetchedCard> {
+  private answer(
+    entry: Entry,
+    url: string,
+    expectedSha256: string | null,
+    tally: CardTally,
+  ): Result<FetchedCard> {
     if (!entry.ok) return err(entry.error);
-    // A caller that joined someone else's fetch may expect another digest.
     if (expectedSha256 !== null && entry.card.sha256 !== expectedSha256) {
-      return err(mismatch(entry.card.sha256, expectedSha256));
+      const error = mismatch(entry.card.sha256, expectedSha256);
+      // Bounded: a flood of bogus digests cannot grow it without end.
+      if (this.rejected.size >= 4096) this.rejected.clear();
+      this.rejected.set(`${url} ${expectedSha256}`, { error, until: this.clock.now() + this.negativeTtlMs });
+      tally.card_failures++;
+      return err(error);
     }
     return ok(entry.card);
   }
