@@ -83,6 +83,7 @@ export async function startOrchestrator(
     zone: config.zone,
     dnsServer,
     catalog: config.catalog.map((c) => c.id),
+    entries: config.catalog,
     fetchCard: httpCardFetcher({
       timeoutMs: config.discovery.cardTimeoutMs,
       maxBytes: config.discovery.cardMaxBytes,

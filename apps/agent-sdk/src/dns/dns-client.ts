@@ -5,7 +5,7 @@ import { err, ok, ReachError, type Result } from '../protocol/errors.js';
 import { DnsTcpChannel } from './dns-tcp-channel.js';
 
 /** The record types the capability index asks for. */
-export type DnsQueryType = 'SVCB' | 'SRV' | 'A';
+export type DnsQueryType = 'SVCB' | 'SRV' | 'A' | 'TXT';
 
 /** One resource record as the index reads it; `data` is decoded for SRV/A, raw RDATA otherwise. */
 export interface DnsRecord {

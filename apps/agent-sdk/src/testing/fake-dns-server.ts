@@ -7,7 +7,8 @@ import { type SvcbRecord, toDnsPacketAnswer } from '../svcb/index.js';
 export type FakeRecord =
   | { type: 'SRV'; name: string; priority: number; weight: number; port: number; target: string }
   | { type: 'A'; name: string; address: string }
-  | { type: 'SVCB'; name: string; record: SvcbRecord };
+  | { type: 'SVCB'; name: string; record: SvcbRecord }
+  | { type: 'TXT'; name: string; strings: string[] };
 
 /**
  * An in-process authoritative DNS server for unit tests: UDP and TCP on 127.0.0.1, answers from a
@@ -123,6 +124,7 @@ export class FakeDnsServer {
 function toAnswer(r: FakeRecord): dnsPacket.Answer {
   if (r.type === 'SVCB') return toDnsPacketAnswer({ name: r.name, ttl: 30, record: r.record });
   if (r.type === 'A') return { type: 'A', name: r.name, ttl: 30, class: 'IN', data: r.address };
+  if (r.type === 'TXT') return { type: 'TXT', name: r.name, ttl: 30, class: 'IN', data: r.strings };
   return {
     type: 'SRV',
     name: r.name,

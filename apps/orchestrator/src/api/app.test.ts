@@ -2,7 +2,7 @@ import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
 import { collectSse } from '@agent-reach/sdk/testing';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Candidate, Discovery, DiscoveryView } from '../discovery/index.js';
+import { type Candidate, type Discovery, type DiscoveryView, LiveCatalog } from '../discovery/index.js';
 import type { CallAttempt } from '../execution/index.js';
 import { Orchestrator } from '../orchestrator.js';
 import { Planner } from '../planner/index.js';
@@ -50,6 +50,13 @@ const view: DiscoveryView = {
         queries: [],
         candidates: [],
         failed: [],
+        description: `${cap} text`,
+        described_by: 'builtin' as const,
+        tags: [],
+        examples: [],
+        builtin: true,
+        in_index: true,
+        providers: [`${cap}-agent`],
       },
     ]),
   ),
@@ -75,6 +82,7 @@ const view: DiscoveryView = {
 const discovery: Discovery = {
   view,
   candidates: new Map(DEFAULT_CATALOG.map((cap) => [cap, [candidate(cap)]])),
+  catalog: LiveCatalog.plannable(view.capabilities),
 };
 
 describe('orchestrator API', () => {

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '@agent-reach/sdk/clock';
 import { UdpDnsClient } from '@agent-reach/sdk/dns';
 import { buildAgentCard, Declaration } from '@agent-reach/sdk/protocol';
 import { withAgentCard } from '@agent-reach/sdk/svcb';
@@ -23,11 +24,12 @@ async function startAgent(
   name: string,
   serves: string[],
   health: FakeAgent['health'] = 'ok',
+  capabilities: Record<string, unknown> = { work: { serves } },
 ): Promise<FakeAgent> {
   const agent = { name, port: 0, sha: '', health, server: createServer() } as FakeAgent;
   await new Promise<void>((r) => agent.server.listen(0, '127.0.0.1', r));
   agent.port = (agent.server.address() as AddressInfo).port;
-  const decl = Declaration.parse({ agent_name: name, domain: 'demo', capabilities: { work: { serves } } });
+  const decl = Declaration.parse({ agent_name: name, domain: 'demo', capabilities });
   const bytes = Buffer.from(
     JSON.stringify(
       buildAgentCard(decl, { host: '127.0.0.1', port: agent.port, scheme: 'http', alpn: ['http/1.1'] }),
@@ -70,6 +72,11 @@ const srv = (owner: string, a: FakeAgent, priority = 10, weight = 10): FakeRecor
   port: a.port,
   target: `${a.name}.${ZONE}`,
 });
+const indexTxt = (...caps: string[]): FakeRecord => ({
+  type: 'TXT',
+  name: `_index._agents.${ZONE}`,
+  strings: [`agents=${caps.map((c) => `${c}:a2a`).join(',')}`],
+});
 const aRec = (a: FakeAgent): FakeRecord => ({ type: 'A', name: `${a.name}.${ZONE}`, address: '127.0.0.1' });
 
 describe('CapabilityIndex over DNS', () => {
@@ -83,9 +90,10 @@ describe('CapabilityIndex over DNS', () => {
     dns.withAdditionals = true;
   });
 
-  function index(catalog: string[], healthTimeoutMs = 300, random?: () => number) {
+  function index(catalog: string[], healthTimeoutMs = 300, random?: () => number, clock?: Pick<Clock, 'now'>) {
     return new CapabilityIndex({
       random,
+      ...(clock ? { clock, catalogRetentionMs: 60_000 } : {}),
       dns: new UdpDnsClient({ host: '127.0.0.1', port: dns.port }),
       zone: ZONE,
       dnsServer: `127.0.0.1:${dns.port}`,
@@ -94,8 +102,13 @@ describe('CapabilityIndex over DNS', () => {
     });
   }
 
-  async function agent(name: string, serves: string[], health: FakeAgent['health'] = 'ok') {
-    const a = await startAgent(name, serves, health);
+  async function agent(
+    name: string,
+    serves: string[],
+    health: FakeAgent['health'] = 'ok',
+    capabilities?: Record<string, unknown>,
+  ) {
+    const a = await startAgent(name, serves, health, capabilities);
     agents.push(a);
     return a;
   }
@@ -107,19 +120,20 @@ describe('CapabilityIndex over DNS', () => {
     const view = d.view.capabilities.writing!;
     expect(view).toMatchObject({ source: 'svcb', available: true, reason: null });
     expect(view.candidates.map((c) => c.endpoint)).toEqual([`127.0.0.1:${w.port}`]);
-    expect(d.view.stats.dns_queries).toBe(1);
+    // The DNS index, then the capability's SVCB.
+    expect(d.view.stats.dns_queries).toBe(2);
   });
 
   it("reuses DNS answers only for a run's discovery, and a fresh discovery refreshes them", async () => {
     const w = await agent('writer-1', ['writing']);
-    dns.records = [svcb('writing', w), aRec(w)];
+    dns.records = [svcb('writing', w), aRec(w), indexTxt('writing')];
     const idx = index(['writing']);
-    expect((await idx.discover()).view.stats.dns_queries).toBe(1);
+    expect((await idx.discover()).view.stats.dns_queries).toBe(2);
     const reused = await idx.discover(undefined, { reuseDns: true });
     expect(reused.view.stats.dns_queries).toBe(0);
     expect(reused.view.capabilities.writing!.candidates).toHaveLength(1);
     const w2 = await agent('writer-2', ['writing']);
-    dns.records = [svcb('writing', w), svcb('writing', w2), aRec(w), aRec(w2)];
+    dns.records = [svcb('writing', w), svcb('writing', w2), aRec(w), aRec(w2), indexTxt('writing')];
     expect(
       (await idx.discover(undefined, { reuseDns: true })).view.capabilities.writing!.candidates,
     ).toHaveLength(1);
@@ -195,7 +209,7 @@ describe('CapabilityIndex over DNS', () => {
     dns.records = [srv(`_synthesis._tcp.${ZONE}`, s), aRec(s)];
     const d = await index(['synthesis']).discover();
     expect(d.view.capabilities.synthesis!.available).toBe(true);
-    expect(d.view.stats.dns_queries).toBe(3);
+    expect(d.view.stats.dns_queries).toBe(4);
   });
 
   it('gives up on a capability at the first name a silent DNS server does not answer', async () => {
@@ -283,6 +297,70 @@ describe('CapabilityIndex over DNS', () => {
       expect(d.view.stats.card_fetches).toBe(replicas);
       await Promise.all(agents.splice(0).map((a) => new Promise((r) => a.server.close(r))));
     }
-    expect(counts).toEqual([3, 3, 3]);
+    // One per capability plus the DNS index.
+    expect(counts).toEqual([4, 4, 4]);
+  });
+
+  describe('the live catalog', () => {
+    const wordCount = {
+      word_count: {
+        description: 'Counts the words of a text.',
+        tags: ['word count', '字数'],
+        examples: ['How many words are in this text?', '统计这段文字有多少个字'],
+      },
+    };
+
+    it('adds every capability the DNS index lists, described by its card skills', async () => {
+      const w = await agent('writer-1', ['writing']);
+      const c = await agent('word-counter', [], 'ok', wordCount);
+      dns.records = [
+        svcb('writing', w),
+        svcb('word_count', c),
+        aRec(w),
+        aRec(c),
+        indexTxt('word_count', 'writing'),
+      ];
+      const d = await index(['writing']).discover();
+      expect(Object.keys(d.view.capabilities)).toEqual(['writing', 'word_count']);
+      expect(d.view.index).toMatchObject({ ok: true, capabilities: ['word_count', 'writing'] });
+      expect(d.view.capabilities.word_count).toMatchObject({
+        available: true,
+        builtin: false,
+        in_index: true,
+        providers: ['word-counter'],
+        description: 'Counts the words of a text.',
+        described_by: 'card',
+        tags: ['word count', '字数'],
+        examples: ['How many words are in this text?', '统计这段文字有多少个字'],
+      });
+      // A built-in keeps its own description; the card adds nothing but the skill's extra tags.
+      expect(d.view.capabilities.writing).toMatchObject({ described_by: 'builtin', builtin: true });
+      expect(d.catalog.find((x) => x.id === 'word_count')).toMatchObject({ builtin: false, coding: false });
+    });
+
+    it('keeps a capability that left the index as unavailable for the retention time, then forgets it', async () => {
+      const c = await agent('word-counter', [], 'ok', wordCount);
+      let now = 1000;
+      const clock: Pick<Clock, 'now'> = { now: () => now };
+      const idx = index([], 300, undefined, clock);
+      dns.records = [svcb('word_count', c), aRec(c), indexTxt('word_count')];
+      expect((await idx.discover()).view.capabilities.word_count?.available).toBe(true);
+      dns.records = [];
+      now += 30_000;
+      const gone = (await idx.discover()).view.capabilities.word_count!;
+      expect(gone).toMatchObject({ available: false, in_index: false, reason: 'no_dns_record' });
+      // What its card said is remembered, so planners still know what is missing.
+      expect(gone).toMatchObject({ description: 'Counts the words of a text.', described_by: 'card' });
+      now += 31_000;
+      expect((await idx.discover()).view.capabilities.word_count).toBeUndefined();
+    });
+
+    it('ignores index tokens that are not capability ids', async () => {
+      dns.records = [
+        { type: 'TXT', name: `_index._agents.${ZONE}`, strings: ['agents=Bad-ID:a2a,ok_one:a2a'] },
+      ];
+      const d = await index([]).discover();
+      expect(Object.keys(d.view.capabilities)).toEqual(['ok_one']);
+    });
   });
 });

@@ -1,19 +1,24 @@
 import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import type { DnsClient, DnsResponse } from '@agent-reach/sdk/dns';
+import { type CatalogEntry, DEFAULT_CATALOG_ENTRIES } from '@agent-reach/sdk/protocol';
+import { type CatalogCapability, isBuiltinCapability } from '../plan/catalog.js';
 import { CardCache } from './card-cache.js';
 import { type CardFetcher, httpCardFetcher } from './card-fetcher.js';
 import { DiscoveryPass, type DnsTargets } from './discovery-pass.js';
 import {
   addStats,
   type Candidate,
+  type CapabilityView,
   type DiscoveryReason,
   type DiscoveryStats,
   type DiscoveryView,
   emptyStats,
   type FailedCandidate,
+  type IndexRead,
 } from './discovery-view.js';
 import { DnsAnswerCache } from './dns-answer-cache.js';
 import { type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
+import { LiveCatalog } from './live-catalog.js';
 import { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
 
 /** How the index reaches DNS and agents; every client is injectable. */
@@ -22,8 +27,12 @@ export interface CapabilityIndexOptions {
   zone: string;
   /** `host:port` of the DNS server, shown in the view. */
   dnsServer: string;
-  /** The catalog capabilities to discover. */
+  /** The capabilities always discovered (the built-in seven and config's); the DNS index adds the rest. */
   catalog: readonly string[];
+  /** Descriptions that win over cards' (config's `catalog:`). @default DEFAULT_CATALOG_ENTRIES */
+  entries?: readonly CatalogEntry[];
+  /** How long a capability that left the DNS index stays known (planned as unavailable). @default 600000 */
+  catalogRetentionMs?: number;
   clock?: Pick<Clock, 'now'>;
   random?: Random;
   fetchCard?: CardFetcher;
@@ -44,10 +53,12 @@ export const MAX_ALTERNATES = 3;
 /** How many healthy candidates per capability a run's discovery verifies: a primary and its alternates. */
 export const BIND_POOL = 1 + MAX_ALTERNATES;
 
-/** The result of one discovery: the view and the usable candidates per capability. */
+/** The result of one discovery: the view, the usable candidates per capability and the live catalog. */
 export interface Discovery {
   view: DiscoveryView;
   candidates: ReadonlyMap<string, readonly Candidate[]>;
+  /** Every capability discovered, with the text planners match against. */
+  catalog: readonly CatalogCapability[];
 }
 
 /** How a node's capability was bound: a primary and up to three alternates, or why not. */
@@ -82,6 +93,7 @@ export class CapabilityIndex {
   private readonly random: Random;
   private readonly totalStats = emptyStats();
   private last: DiscoveryView | null = null;
+  private readonly catalog: LiveCatalog;
 
   constructor(private readonly options: CapabilityIndexOptions) {
     this.clock = options.clock ?? systemClock;
@@ -89,6 +101,11 @@ export class CapabilityIndex {
     this.cards = new CardCache(options.fetchCard ?? httpCardFetcher(), this.clock, {
       ttlMs: options.cardTtlMs,
       negativeTtlMs: options.negativeTtlMs,
+    });
+    this.catalog = new LiveCatalog({
+      ids: options.catalog,
+      entries: options.entries ?? DEFAULT_CATALOG_ENTRIES,
+      ...(options.catalogRetentionMs === undefined ? {} : { retentionMs: options.catalogRetentionMs }),
     });
     this.answers = new DnsAnswerCache(this.clock, options.dnsReuseMs ?? 5000);
     this.health = new HealthProber(
@@ -99,13 +116,14 @@ export class CapabilityIndex {
   }
 
   /**
-   * Resolves every catalog capability (or the given ones) concurrently; with `reuseDns` (a run's
+   * Resolves every catalog capability — the configured ones plus every one the DNS index lists — or
+   * the given ones, concurrently; with `reuseDns` (a run's
    * discovery) DNS answers still within min(TTL, `dnsReuseMs`) are reused instead of asked again, and
    * with `enoughToBind` (a run's discovery) cards and /health are checked, in selection order, only
    * until `BIND_POOL` candidates per capability are healthy — the view (`GET /api/discovery`) checks all.
    */
   async discover(
-    capabilities: readonly string[] = this.options.catalog,
+    capabilities?: readonly string[],
     options: { reuseDns?: boolean; enoughToBind?: boolean } = {},
   ): Promise<Discovery> {
     const started = this.clock.now();
@@ -120,20 +138,45 @@ export class CapabilityIndex {
       random: this.random,
       targetsByAnswer: this.targetsByAnswer,
     });
-    const resolved = await Promise.all([...new Set(capabilities)].map((cap) => pass.resolve(cap)));
+    let index: IndexRead | undefined;
+    let wanted = capabilities;
+    if (wanted === undefined) {
+      const listed = await pass.indexed();
+      index = listed.ok
+        ? { name: pass.indexName(), ok: true, capabilities: listed.value }
+        : { name: pass.indexName(), ok: false, capabilities: [], error: listed.error.message };
+      // An unreadable index keeps the last list: a DNS hiccup does not empty the catalog.
+      if (listed.ok) this.catalog.listed(listed.value, this.clock.now());
+      wanted = this.catalog.ids(this.clock.now());
+    }
+    const resolved = await Promise.all([...new Set(wanted)].map((cap) => pass.resolve(cap)));
     addStats(this.totalStats, pass.tally);
+    const views = resolved.map(
+      (r): CapabilityView => ({
+        ...r.view,
+        ...this.catalog.describe(r.view.capability, r.candidates),
+        builtin: isBuiltinCapability(r.view.capability),
+        in_index: this.catalog.inIndex(r.view.capability),
+        providers: [...new Set(r.candidates.map((c) => c.agent_name))].sort(),
+      }),
+    );
     const view: DiscoveryView = {
       zone: this.options.zone,
       dns_server: this.options.dnsServer,
       discovered_at: new Date().toISOString(),
       duration_ms: Math.round((this.clock.now() - started) * 100) / 100,
       strategy: SELECTION_STRATEGY,
-      capabilities: Object.fromEntries(resolved.map((r) => [r.view.capability, r.view])),
+      capabilities: Object.fromEntries(views.map((v) => [v.capability, v])),
+      ...(index === undefined ? {} : { index }),
       stats: { ...pass.tally },
       totals: { ...this.totalStats },
     };
     this.last = view;
-    return { view, candidates: new Map(resolved.map((r) => [r.view.capability, r.candidates])) };
+    return {
+      view,
+      candidates: new Map(resolved.map((r) => [r.view.capability, r.candidates])),
+      catalog: LiveCatalog.plannable(view.capabilities),
+    };
   }
 
   /** Picks a primary and up to three alternates for `capability` from a discovery. */

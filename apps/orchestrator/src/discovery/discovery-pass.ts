@@ -2,14 +2,28 @@ import type { DnsClient, DnsQueryType, DnsResponse } from '@agent-reach/sdk/dns'
 import {
   type AgentCard,
   CARD_PATH,
+  CapabilityId,
   capabilityQueryNames,
   cardExtension,
+  DnsNames,
+  err,
+  indexedCapabilities,
+  ok,
+  ownerName,
+  ReachError,
   type Result,
 } from '@agent-reach/sdk/protocol';
 import type { CardCache } from './card-cache.js';
-import type { Candidate, CapabilityView, DiscoveryStats, FailedCandidate } from './discovery-view.js';
+import type { Candidate, CapabilityResolution, DiscoveryStats, FailedCandidate } from './discovery-view.js';
 import type { DnsAnswerCache } from './dns-answer-cache.js';
-import { type DnsTarget, firstAddress, type RejectedRecord, srvTargets, svcbTargets } from './dns-records.js';
+import {
+  type DnsTarget,
+  firstAddress,
+  type RejectedRecord,
+  srvTargets,
+  svcbTargets,
+  txtStrings,
+} from './dns-records.js';
 import type { HealthProber } from './health-probe.js';
 import { orderCandidates, type Random } from './selection.js';
 
@@ -39,7 +53,7 @@ export type DnsTargets = { targets: DnsTarget[]; rejected: RejectedRecord[] };
 
 /** A capability's resolution: the view plus the usable candidates with their cards. */
 export interface ResolvedCapability {
-  view: CapabilityView;
+  view: CapabilityResolution;
   candidates: Candidate[];
 }
 
@@ -111,6 +125,22 @@ export class DiscoveryPass {
   private readonly asked = new Map<string, Promise<Result<DnsResponse>>>();
 
   constructor(private readonly deps: PassDeps) {}
+
+  /** The capabilities the zone's DNS index (`_index._agents` TXT) lists now; NXDOMAIN/NODATA is none. */
+  async indexed(): Promise<Result<string[]>> {
+    const res = await this.ask(this.indexName(), 'TXT');
+    if (!res.ok) return res;
+    if (res.value.rcode !== 'NOERROR' && res.value.rcode !== 'NXDOMAIN')
+      return err(new ReachError('UNAVAILABLE', `DNS answered ${res.value.rcode} for ${this.indexName()}`));
+    // Only entries that are capability ids: a malformed index adds nothing odd to a catalog.
+    const listed = indexedCapabilities(txtStrings(res.value.answers).flat());
+    return ok([...new Set(listed.filter((id) => CapabilityId.safeParse(id).success))].sort());
+  }
+
+  /** The index's owner name in this zone. */
+  indexName(): string {
+    return ownerName(DnsNames.index, this.deps.zone);
+  }
 
   /** Resolves one capability: SVCB, then role SRV, then generic SRV filtered by cards. */
   async resolve(capability: string): Promise<ResolvedCapability> {
@@ -235,7 +265,7 @@ export class DiscoveryPass {
             : matched
               ? 'all_cards_unreachable'
               : 'no_dns_record';
-    const view: CapabilityView = {
+    const view: CapabilityResolution = {
       capability,
       source: matched ? tier.source : 'none',
       available: candidates.length > 0,

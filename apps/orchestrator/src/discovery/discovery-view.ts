@@ -44,8 +44,22 @@ export const FailedCandidate = z.object({
 });
 export type FailedCandidate = z.infer<typeof FailedCandidate>;
 
-/** One capability's slice of the index (seed 3.2 step 6). */
-export const CapabilityView = z.object({
+/** Where a capability's description comes from: the built-in catalog, config, its cards' skills, or nowhere. */
+export const DescribedBy = z.enum(['builtin', 'config', 'card', 'none']);
+
+/** A capability's text as planners and consoles read it. */
+export const CatalogText = z.object({
+  description: z.string(),
+  described_by: DescribedBy,
+  /** Card skill tags (without the capability id and the agents' domain). */
+  tags: z.array(z.string()),
+  /** Card skill examples. */
+  examples: z.array(z.string()),
+});
+export type CatalogText = z.infer<typeof CatalogText>;
+
+/** One capability's resolution over DNS, cards and health (what one discovery pass finds). */
+export const CapabilityResolution = z.object({
   capability: z.string(),
   source: DiscoverySource,
   available: z.boolean(),
@@ -57,7 +71,27 @@ export const CapabilityView = z.object({
   /** DNS targets a run's discovery did not verify because enough others were healthy (absent: none). */
   unchecked: z.number().int().optional(),
 });
+export type CapabilityResolution = z.infer<typeof CapabilityResolution>;
+
+/** One capability's slice of the index (seed 3.2 step 6) with its catalog text and providers. */
+export const CapabilityView = CapabilityResolution.extend(CatalogText.shape).extend({
+  /** One of the built-in seven. */
+  builtin: z.boolean(),
+  /** Listed in the DNS index (`_index._agents` TXT) by the last read of it. */
+  in_index: z.boolean(),
+  /** Agent names of the usable candidates. */
+  providers: z.array(z.string()),
+});
 export type CapabilityView = z.infer<typeof CapabilityView>;
+
+/** The DNS index read of a discovery: what it listed, or why it could not be read. */
+export const IndexRead = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  capabilities: z.array(z.string()),
+  error: z.string().optional(),
+});
+export type IndexRead = z.infer<typeof IndexRead>;
 
 /** Discovery counters (seed 3.2: srv_queries, card_fetches, card_cache_hits, card_failures, health_probes). */
 export const DiscoveryStats = z.object({
@@ -79,6 +113,8 @@ export const DiscoveryView = z.object({
   duration_ms: z.number(),
   strategy: z.literal('priority_then_weighted_random'),
   capabilities: z.record(z.string(), CapabilityView),
+  /** The DNS index read; absent when discovery was asked for named capabilities only. */
+  index: IndexRead.optional(),
   stats: DiscoveryStats,
   totals: DiscoveryStats,
 });

@@ -5,6 +5,7 @@ import { readAgentCard, safeDecodeSvcbRdata } from '@agent-reach/sdk/svcb';
 const TYPE_A = 1;
 const TYPE_SRV = 33;
 const TYPE_SVCB = 64;
+const TYPE_TXT = 16;
 
 /** One instance DNS lists for a capability, before its card is read. */
 export interface DnsTarget {
@@ -133,4 +134,15 @@ export function svcbTargets(
     });
   }
   return { targets, rejected };
+}
+
+/** The character-strings of each TXT record in `records`, one list per record (dns-packet gives Buffers). */
+export function txtStrings(records: readonly DnsRecord[]): string[][] {
+  const out: string[][] = [];
+  for (const r of records) {
+    if (r.type !== TYPE_TXT) continue;
+    const parts = Array.isArray(r.data) ? r.data : [r.data];
+    out.push(parts.map((p) => (Buffer.isBuffer(p) ? p.toString('utf8') : typeof p === 'string' ? p : '')));
+  }
+  return out;
 }

@@ -12,4 +12,5 @@ export { CardCache } from './card-cache.js';
 export { type CardFetcher, cardDigest, type FetchedCard, httpCardFetcher } from './card-fetcher.js';
 export * from './discovery-view.js';
 export { type Health, type HealthCheck, HealthProber, httpHealthCheck } from './health-probe.js';
+export { LiveCatalog, type LiveCatalogOptions } from './live-catalog.js';
 export { orderCandidates, type Random, SELECTION_STRATEGY } from './selection.js';
