@@ -196,9 +196,17 @@ export interface DiscoveryJson {
       available: boolean;
       reason: string | null;
       candidates: Array<{ endpoint: string; agent_name: string; health: string }>;
-      failed: unknown[];
+      failed: Array<{ instance: string; stage: string; reason: string }>;
+      description: string;
+      described_by: string;
+      tags: string[];
+      examples: string[];
+      builtin: boolean;
+      in_index: boolean;
+      providers: string[];
     }
   >;
+  index?: { ok: boolean; capabilities: string[] };
   stats: {
     dns_queries: number;
     dns_tcp_fallbacks: number;

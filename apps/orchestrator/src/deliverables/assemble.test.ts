@@ -79,3 +79,26 @@ describe('runStatus', () => {
     expect(runStatus([], 'n1')).toBe('failed');
   });
 });
+
+describe('assembleDeliverable: what is missing', () => {
+  it('names every capability that did not deliver, in Chinese and English', () => {
+    const text = assembleDeliverable(
+      [
+        { node_id: 'n1', capability: 'word_count', status: 'unavailable', output: null },
+        { node_id: 'n2', capability: 'synthesis', status: 'succeeded', output: 'done' },
+      ],
+      'n2',
+      [{ node_id: 'n1', capability: 'word_count', reason: 'no_dns_record' }],
+    );
+    expect(text.startsWith('done')).toBe(true);
+    expect(text).toContain('<!-- 缺少能力 · missing capabilities · word_count -->');
+    expect(text).toContain('Missing: no live agent answered for word_count (n1: no_dns_record)');
+  });
+
+  it('adds nothing when nothing is missing', () => {
+    const outcomes = [
+      { node_id: 'n1', capability: 'synthesis', status: 'succeeded' as const, output: 'done' },
+    ];
+    expect(assembleDeliverable(outcomes, 'n1', [])).toBe('done');
+  });
+});

@@ -21,14 +21,36 @@ export function nodeOutputMarker(nodeId: string, capability: string): string {
   return `<!-- 节点输出 · ${nodeId} · ${capability} -->`;
 }
 
+/** A node that did not deliver: no live agent to run it (a `capability_unavailable` binding) or it failed. */
+export interface MissingCapability {
+  node_id: string;
+  capability: string;
+  reason: string;
+}
+
+/** The marker and sentence that say which capabilities the answer lacks. */
+export function missingNote(missing: readonly MissingCapability[]): string {
+  const list = missing.map((m) => `${m.capability} (${m.node_id}: ${m.reason})`).join(', ');
+  return [
+    `<!-- 缺少能力 · missing capabilities · ${missing.map((m) => m.capability).join(' ')} -->`,
+    `缺少能力，以下部分未完成：${list}。`,
+    `Missing: no live agent answered for ${list}; this answer lacks their part.`,
+  ].join('\n');
+}
+
 const text = (o: NodeOutcome) => (o.status === 'succeeded' ? (o.output ?? '').trim() : '');
 
 /**
  * The run's answer (seed 3.6): the final node's output as the summary, then every writing and
  * implementation output in full, each behind its marker. When the final node failed, every other
- * successful output is appended too, so a degraded run still hands over what was done.
+ * successful output is appended too, so a degraded run still hands over what was done. Capabilities
+ * that had no live agent are named at the end, so the answer says what it lacks.
  */
-export function assembleDeliverable(outcomes: readonly NodeOutcome[], finalNodeId: string): string {
+export function assembleDeliverable(
+  outcomes: readonly NodeOutcome[],
+  finalNodeId: string,
+  missing: readonly MissingCapability[] = [],
+): string {
   const final = outcomes.find((o) => o.node_id === finalNodeId);
   const summary = final ? text(final) : '';
   const parts: string[] = [];
@@ -41,6 +63,7 @@ export function assembleDeliverable(outcomes: readonly NodeOutcome[], finalNodeI
       parts.push(`${deliverableMarker(o.node_id, o.capability)}\n${body}`);
     else if (!summary) parts.push(`${nodeOutputMarker(o.node_id, o.capability)}\n${body}`);
   }
+  if (missing.length > 0) parts.push(missingNote(missing));
   return parts.join('\n\n');
 }
 

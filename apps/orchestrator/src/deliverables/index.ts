@@ -3,6 +3,8 @@ export {
   assembleDeliverable,
   DELIVERABLE_CAPS,
   deliverableMarker,
+  type MissingCapability,
+  missingNote,
   type NodeOutcome,
   nodeOutputMarker,
   runStatus,

@@ -2,8 +2,13 @@ import type { OutcomeReport } from '@agent-reach/sdk/client';
 import { isReachError } from '@agent-reach/sdk/protocol';
 import type { Context, Tracer } from '@opentelemetry/api';
 import type { OrchestratorMetrics } from '../api/metrics.js';
-import { assembleDeliverable, type NodeOutcome, runStatus } from '../deliverables/index.js';
-import type { CapabilityIndex } from '../discovery/index.js';
+import {
+  assembleDeliverable,
+  type MissingCapability,
+  type NodeOutcome,
+  runStatus,
+} from '../deliverables/index.js';
+import type { Binding, CapabilityIndex, Discovery } from '../discovery/index.js';
 import type { PlanOptions, PlanResult } from '../planner/index.js';
 import { withSpan } from '../telemetry/index.js';
 import type { RunOutcome, TraceStatus } from '../traces/status.js';
@@ -100,7 +105,7 @@ export async function runPipeline(
       data: { ms: discovery.view.duration_ms, available, view: discovery.view },
     });
 
-    const planned = resume?.plan ?? (await plan(deps, log, request, available, runCtx));
+    const planned = resume?.plan ?? (await plan(deps, log, request, available, discovery.catalog, runCtx));
     planDegraded = planned.degraded;
 
     const toRun = planned.plan.nodes.filter((n) => !resume?.done.has(n.id));
@@ -134,7 +139,7 @@ export async function runPipeline(
       runCtx,
       resume === undefined ? undefined : { done: resume.done, inFlight },
     );
-    const summary = assembleDeliverable(outcomes, planned.plan.final_node);
+    const summary = assembleDeliverable(outcomes, planned.plan.final_node, missingOf(outcomes, bindings));
     const outcome = runStatus(outcomes, planned.plan.final_node);
     // A fallback plan means the planner failed: the run is degraded even when every node worked.
     const status: FinalStatus = signal.aborted
@@ -165,10 +170,11 @@ async function plan(
   log: TraceWriter,
   request: RunRequest,
   available: string[],
+  catalog: Discovery['catalog'],
   runCtx: Context,
 ): Promise<PlanResult> {
   const planned = await withSpan(deps.tracer, 'reach.plan', { parent: runCtx }, async (span) => {
-    const result = await deps.planner.plan(request.task, { available, provider: request.provider });
+    const result = await deps.planner.plan(request.task, { available, catalog, provider: request.provider });
     span.setAttributes({
       'reach.plan.provider': result.provider ?? 'none',
       'reach.plan.degraded': result.degraded,
@@ -244,6 +250,21 @@ async function finish(
   deps.metrics?.runsFinished.inc({ status });
   deps.metrics?.runSeconds.observe(duration_ms / 1000);
   return summaryOf(log.traceId, status, summary, duration_ms, planDegraded, outcomes, error);
+}
+
+/** The nodes that did not deliver — no agent to bind, or every attempt failed — and why (the deliverable names them). */
+function missingOf(
+  outcomes: readonly NodeOutcome[],
+  bindings: ReadonlyMap<string, Binding>,
+): MissingCapability[] {
+  const out: MissingCapability[] = [];
+  for (const o of outcomes) {
+    if (o.status === 'succeeded') continue;
+    const b = bindings.get(o.node_id);
+    const reason = b !== undefined && !b.ok ? b.reason : o.status;
+    out.push({ node_id: o.node_id, capability: o.capability, reason });
+  }
+  return out;
 }
 
 function reasonOf(error: unknown): string {

@@ -49,7 +49,12 @@ function shape(candidate: CandidatePlan, ctx: NormalizeContext, warnings: string
   });
 
   // Rule 4 (before dedup, so a corrected node that repeats writing is merged too).
-  nodes = nodes.map((n) => correctDeliverable(n, ctx, known, warnings));
+  const coding = new Set(ctx.coding ?? ['implementation']);
+  nodes = nodes.flatMap((n) => {
+    const corrected = correctDeliverable(n, ctx, known, coding, warnings);
+    if (corrected === null) removed.set(n.id, `coding capability ${n.capability} without a coding signal`);
+    return corrected === null ? [] : [corrected];
+  });
 
   // Rule 3: one node per capability; later repeats redirect to the first.
   const firstOf = new Map<string, string>();
@@ -119,18 +124,25 @@ function shape(candidate: CandidatePlan, ctx: NormalizeContext, warnings: string
   };
 }
 
+/**
+ * Seed 1.3, generalised: a node of a coding capability (implementation, or a live one tagged as code)
+ * whose purpose and task carry no coding signal becomes writing — or, without writing, is dropped.
+ */
 function correctDeliverable(
   n: CandidateNode,
   ctx: NormalizeContext,
   known: Set<string>,
+  coding: Set<string>,
   warnings: string[],
-): CandidateNode {
-  if (n.capability !== 'implementation' || hasCodingSignal(n.purpose) || hasCodingSignal(ctx.task)) return n;
-  if (!known.has('writing')) {
-    warnings.push(`${n.id}: implementation has no coding signal, but writing is not in the catalog — kept`);
-    return n;
+): CandidateNode | null {
+  if (!coding.has(n.capability) || hasCodingSignal(n.purpose) || hasCodingSignal(ctx.task)) return n;
+  if (!known.has('writing') || coding.has('writing')) {
+    warnings.push(
+      `${n.id}: ${n.capability} has no coding signal and writing is not in the catalog — dropped`,
+    );
+    return null;
   }
-  warnings.push(`${n.id}: implementation → writing (no coding signal in its purpose or the task)`);
+  warnings.push(`${n.id}: ${n.capability} → writing (no coding signal in its purpose or the task)`);
   return { ...n, capability: 'writing' };
 }
 

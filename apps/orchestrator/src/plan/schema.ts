@@ -63,4 +63,6 @@ export interface NormalizeContext {
   available?: readonly string[];
   /** The user's task in plain words. */
   task: string;
+  /** Capabilities that deliver code (seed 1.3, generalised). @default ['implementation'] */
+  coding?: readonly string[];
 }

@@ -1,5 +1,7 @@
 import { hasCodingSignal, hasWritingSignal } from '../deliverables/index.js';
+import type { CatalogCapability } from '../plan/catalog.js';
 import type { RawPlan } from '../plan/index.js';
+import { matchSkills } from './skill-ranker.js';
 
 /** Words that call for each analytical capability, in Chinese and English. */
 const KEYWORDS: Record<
@@ -35,31 +37,48 @@ const isMostlyCjk = (text: string) =>
 
 /** Options the offline planner honours. */
 export interface OfflinePlanOptions {
-  catalog: readonly string[];
-  /** When given, capabilities without a live agent are left out (synthesis always stays). */
+  /** The live catalog: the built-in seven, config's entries and every capability agents publish. */
+  catalog: readonly CatalogCapability[];
+  /**
+   * Capabilities with a live agent now. A capability the task asks for is planned even without one
+   * (it becomes an unavailable node, never a silent drop); only the default research step needs one.
+   */
   available?: readonly string[];
 }
 
 /**
- * The deterministic planner used when no model provider is configured: a keyword table picks the
- * capabilities; research and planning run first side by side, then the deliverable and the review,
- * then validation, then synthesis. Whether a made thing is code or prose is left to `normalizePlan`.
+ * The deterministic planner used when no model provider is configured. The built-in seven are picked
+ * by a keyword table; every other capability by ranking its skill text (description, tags, examples)
+ * against the task with BM25, in Chinese and English. Research and planning run first side by side,
+ * then the deliverables (the made thing and the matched skills) and the review, then validation, then
+ * synthesis. Whether a made thing is code or prose is left to `normalizePlan`.
  */
 export class OfflinePlanner {
   /** Plans `task` from its words alone. */
   plan(task: string, options: OfflinePlanOptions): RawPlan {
-    const allowed = (cap: string) =>
-      options.catalog.includes(cap) && (options.available === undefined || options.available.includes(cap));
+    const known = new Map(options.catalog.map((c) => [c.id, c]));
+    const inCatalog = (cap: string) => known.has(cap);
+    const live = (cap: string) => options.available === undefined || options.available.includes(cap);
+    const coding = hasCodingSignal(task);
+    const skills = matchSkills(task, options.catalog)
+      .map((m) => m.id)
+      .filter((id) => coding || !known.get(id)!.coding);
     const deliverable = this.#deliverable(task);
-    const want = (cap: keyof typeof KEYWORDS) => allowed(cap) && matches(task, KEYWORDS[cap]);
-    const hasDeliverable = deliverable !== null && allowed(deliverable);
+    const want = (cap: keyof typeof KEYWORDS) => inCatalog(cap) && matches(task, KEYWORDS[cap]);
+    // A matched skill is the deliverable; a vague "make" verb beside it does not add another one.
+    const hasDeliverable =
+      deliverable !== null && inCatalog(deliverable) && (skills.length === 0 || this.#explicit(task));
     const analytical = (['planning', 'security_review', 'validation'] as const).some(want);
     const first = [
-      ...(want('research') || (!analytical && !hasDeliverable && allowed('research')) ? ['research'] : []),
+      ...(want('research') ||
+      (!analytical && !hasDeliverable && skills.length === 0 && inCatalog('research') && live('research'))
+        ? ['research']
+        : []),
       ...(want('planning') ? ['planning'] : []),
     ];
     const second = [
       ...(hasDeliverable ? [deliverable] : []),
+      ...skills,
       ...(want('security_review') ? ['security_review'] : []),
     ];
     const third = want('validation') ? ['validation'] : [];
@@ -80,7 +99,7 @@ export class OfflinePlanner {
     };
     const l0 = first.map((c) => add(c, [], 1));
     const l1 = second.map((c) => add(c, l0, 2));
-    const made = l1.filter((_, i) => second[i] === deliverable);
+    const made = l1.filter((_, i) => second[i] !== 'security_review');
     const l2 = third.map((c) => add(c, made.length ? made : l0, 3));
     const final = add('synthesis', [...l0, ...l1, ...l2], 4);
     return {
@@ -89,6 +108,11 @@ export class OfflinePlanner {
       final_node: final,
       reasoning: `offline planner: ${nodes.map((n) => n.capability).join(' → ')} from the task's words`,
     };
+  }
+
+  /** Whether the task itself says code or prose (not only a vague "make"). */
+  #explicit(task: string): boolean {
+    return hasCodingSignal(task) || hasWritingSignal(task);
   }
 
   #deliverable(task: string): 'implementation' | 'writing' | null {

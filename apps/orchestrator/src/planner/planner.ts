@@ -1,6 +1,12 @@
 import { type CatalogEntry, DEFAULT_CATALOG_ENTRIES } from '@agent-reach/sdk/protocol';
 import OpenAI from 'openai';
-import { levels, type NormalizedPlan, normalizePlan } from '../plan/index.js';
+import {
+  type CatalogCapability,
+  catalogFromEntries,
+  levels,
+  type NormalizedPlan,
+  normalizePlan,
+} from '../plan/index.js';
 import { extractJson } from './extract-json.js';
 import { OfflinePlanner } from './offline-planner.js';
 import { planPrompt } from './prompt.js';
@@ -21,7 +27,7 @@ export interface PlannerOptions {
   providers: readonly ProviderSettings[];
   /** Environment to read `api_key_env` from (the config loader's record, never process.env here). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** @default DEFAULT_CATALOG_ENTRIES */
+  /** The catalog when a run brings none (a run brings the live one). @default DEFAULT_CATALOG_ENTRIES */
   catalog?: readonly CatalogEntry[];
   /** @default an `openai` client per provider with its base URL and no built-in retries */
   clientFactory?: ChatClientFactory;
@@ -37,6 +43,8 @@ export interface PlannerOptions {
 export interface PlanOptions {
   /** Capabilities with a live agent now (from the capability index). */
   available?: readonly string[];
+  /** The live catalog of this run's discovery (built-in, config and every published capability). */
+  catalog?: readonly CatalogCapability[];
   /** Put this provider first in the chain (the seed's `provider` field of a run). */
   provider?: string;
 }
@@ -63,7 +71,7 @@ const systemClock: PlannerClock = {
 export class Planner {
   readonly #providers: readonly ProviderSettings[];
   readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #catalog: readonly CatalogEntry[];
+  readonly #catalog: readonly CatalogCapability[];
   readonly #factory: ChatClientFactory;
   readonly #clock: PlannerClock;
   readonly #tokens: TokenBudget;
@@ -75,7 +83,7 @@ export class Planner {
   constructor(options: PlannerOptions) {
     this.#providers = options.providers;
     this.#env = options.env ?? {};
-    this.#catalog = options.catalog ?? DEFAULT_CATALOG_ENTRIES;
+    this.#catalog = catalogFromEntries(options.catalog ?? DEFAULT_CATALOG_ENTRIES);
     this.#factory = options.clientFactory ?? openAiClientFactory;
     this.#clock = options.clock ?? systemClock;
     this.#tokens = options.tokens ?? { initial: 1024, cap: 4096 };
@@ -90,9 +98,15 @@ export class Planner {
 
   /** Plans `task`; never throws for model trouble — that ends in the degraded fallback plan. */
   async plan(task: string, options: PlanOptions = {}): Promise<PlanResult> {
-    const ctx = { catalog: this.#catalog.map((c) => c.id), available: options.available, task };
+    const catalog = options.catalog ?? this.#catalog;
+    const ctx = {
+      catalog: catalog.map((c) => c.id),
+      available: options.available,
+      task,
+      coding: catalog.filter((c) => c.coding).map((c) => c.id),
+    };
     if (this.offline) {
-      const raw = this.#offline.plan(task, ctx);
+      const raw = this.#offline.plan(task, { catalog, available: options.available });
       return result(raw, normalizePlan(raw, ctx), 'offline', []);
     }
     const attempts: PlanAttempt[] = [];
@@ -101,7 +115,7 @@ export class Planner {
     for (const provider of this.#chain(options.provider)) {
       const client = this.#client(provider, attempts);
       if (client === null) continue;
-      const messages = planPrompt(this.#catalog, options.available, task);
+      const messages = planPrompt(catalog, options.available, task);
       const answer = await this.#limits.get(provider.name)!.run(() =>
         askProvider(provider, client, messages, {
           clock: this.#clock,
