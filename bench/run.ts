@@ -1,3 +1,4 @@
+import { benchCatalog } from './catalog.bench.js';
 import { benchDns } from './dns.bench.js';
 import { benchFastPaths } from './fast-paths.bench.js';
 import { benchLiveness } from './liveness.bench.js';
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   orchestrator: benchOrchestrator,
   takeover: benchTakeover,
   'fast-paths': benchFastPaths,
+  catalog: benchCatalog,
 };
 
 const wanted = process.argv.slice(2);

@@ -50,13 +50,14 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-async function startAgent(capability: string): Promise<Server> {
+async function startAgent(group: FleetSpec['groups'][number]): Promise<Server> {
+  const { capability, skill } = group;
   const declaration = Declaration.parse({
     agent_name: `bench-${capability.replaceAll('_', '-')}`,
     domain: 'bench',
     idempotent: true,
     substitutable: true,
-    capabilities: { [capability]: { input: ['task'], output: ['text'] } },
+    capabilities: { [capability]: { input: ['task'], output: ['text'], ...skill } },
   });
   let instanceId = '';
   let card: CardDocument | undefined;
@@ -79,7 +80,7 @@ async function startAgent(capability: string): Promise<Server> {
   return server;
 }
 
-const wanted = spec.groups.flatMap((g) => Array.from({ length: g.replicas }, () => g.capability));
+const wanted = spec.groups.flatMap((g) => Array.from({ length: g.replicas }, () => g));
 const servers: Server[] = [];
 let next = 0;
 await Promise.all(

@@ -1,9 +1,13 @@
 import { type ReadyChild, spawnReady } from './ready-child.js';
 
-/** Which instant agents to run: `replicas` of each capability. */
+/** Which instant agents to run: `replicas` of each capability, optionally with its skill text. */
 export interface FleetSpec {
   registryUrl: string;
-  groups: Array<{ capability: string; replicas: number }>;
+  groups: Array<{
+    capability: string;
+    replicas: number;
+    skill?: { description: string; tags: string[]; examples: string[] };
+  }>;
 }
 
 /** What the fleet process reports once every agent is registered. */

@@ -139,10 +139,16 @@ describe('console in a real browser against the real system', () => {
 
   it('shows agents, declaration history, discovery, conflicts and routing metrics from the APIs', async () => {
     await page.click('#tabs a[href="#/agents"]');
-    await page.waitForSelector('main table tbody tr');
-    const agents = await page.$$eval('main table tbody tr', (rows) => rows.length);
+    await page.waitForSelector('#agents table tbody tr');
+    const agents = await page.$$eval('#agents table tbody tr', (rows) => rows.length);
     expect(agents).toBe(STACK_AGENTS.length);
-    await page.click('main table tbody a[href="#/agents/writer-agent"]');
+    // Every capability with its description, providers and origin.
+    await page.waitForSelector('#capabilities table tbody tr', { timeout: 30_000 });
+    const capabilities = await page.textContent('#capabilities table');
+    expect(capabilities).toContain('Write plans, proposals');
+    expect(capabilities).toContain('writer-agent');
+    expect(capabilities).toContain('built-in');
+    await page.click('#agents table tbody a[href="#/agents/writer-agent"]');
     await page.waitForSelector('#declarations details.declaration');
     expect(await page.textContent('#declarations h2')).toContain('writer-agent');
 
@@ -151,6 +157,7 @@ describe('console in a real browser against the real system', () => {
     const discovery = await page.textContent('main table');
     expect(discovery).toContain('synthesis');
     expect(discovery).toContain('writer-agent');
+    expect(discovery).toContain('Merge the other outputs into one final answer.');
 
     await page.click('#tabs a[href="#/conflicts"]');
     await page.waitForSelector('main .card .empty:not(:has-text("Loading"))');
@@ -314,6 +321,6 @@ describe('reach CLI against the real system', () => {
     const missing = await reach(['trace', `${'0'.repeat(31)}1`]);
     expect(missing).toMatchObject({ code: 1, err: `NOT_FOUND: no trace ${'0'.repeat(31)}1` });
     const discovery = await reach(['discovery']);
-    expect(discovery.out).toMatch(/^writing\s+svcb\s+yes/m);
+    expect(discovery.out).toMatch(/^writing\s+builtin\s+Write plans.*writer-agent.*svcb\s+yes/m);
   }, 120_000);
 });

@@ -23,18 +23,34 @@ export type OperationConstraints = z.infer<typeof OperationConstraints>;
 export const Operation = z
   .object({
     /** What the operation does; planners match tasks against it, so say it in the words users use. */
-    description: z.string().max(500).optional(),
+    description: z
+      .string()
+      .max(500)
+      .optional()
+      .describe('What the operation does, in the words users use: planners match tasks against it.'),
     /** Keywords planners match tasks against (A2A skill tags), e.g. `word count`, `统计`. */
-    tags: z.array(z.string().min(1).max(40)).max(20).optional(),
+    tags: z
+      .array(z.string().min(1).max(40))
+      .max(20)
+      .optional()
+      .describe('Keywords planners match tasks against (A2A skill tags), any language.'),
     /** Sample requests this operation answers (A2A skill examples), in any language. */
-    examples: z.array(z.string().min(1).max(200)).max(10).optional(),
+    examples: z
+      .array(z.string().min(1).max(200))
+      .max(10)
+      .optional()
+      .describe('Sample requests this operation answers (A2A skill examples), any language.'),
     /** Input summary: the field names the operation reads. */
     input: z.array(z.string().min(1).max(80)).max(50).default([]),
     /** Output summary: the field names the operation returns. */
     output: z.array(z.string().min(1).max(80)).max(50).default([]),
     constraints: OperationConstraints.default({}),
     /** Catalog capability ids this operation serves (e.g. `writing`), used by the orchestrator. */
-    serves: z.array(CapabilityId).max(20).default([]),
+    serves: z
+      .array(CapabilityId)
+      .max(20)
+      .default([])
+      .describe('Built-in or configured catalog capabilities this operation serves, e.g. writing.'),
     /** Overrides the declaration-wide `idempotent` for this operation. */
     idempotent: z.boolean().optional(),
   })
@@ -50,7 +66,13 @@ export const Declaration = z
       .string()
       .regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/)
       .default('1'),
-    change_reason: z.string().max(500).optional(),
+    change_reason: z
+      .string()
+      .max(500)
+      .optional()
+      .describe(
+        'Why this version differs from the previous one; required for every version after the first.',
+      ),
     description: z.string().max(500).optional(),
     domain: z.string().regex(/^[a-z][a-z0-9_.-]{0,62}$/, 'domain is a lower-case identifier'),
     capabilities: z

@@ -2,6 +2,7 @@
 export * from './card.js';
 export * from './catalog.js';
 export * from './declaration.js';
+export * from './declaration-schema.js';
 export * from './dns-aid-txt.js';
 export * from './dns-names.js';
 export * from './duration.js';

@@ -86,12 +86,22 @@ export function formatTrace(detail: TraceDetail, brief: boolean): string {
   return parts.join('\n\n');
 }
 
-/** `reach discovery`: one row per capability, then the counters. */
+/** Where a capability comes from: built in, published by live agents (the DNS index), or gone from it. */
+function originOf(c: DiscoveryView['capabilities'][string]): string {
+  if (c.builtin) return 'builtin';
+  if (c.in_index === undefined) return '-';
+  return c.in_index ? 'live' : 'gone';
+}
+
+/** `reach discovery`: one row per capability (origin, description, providers, DNS source), then the counters. */
 export function formatDiscovery(view: DiscoveryView): string {
   const head = `zone ${view.zone} via ${view.dns_server}, ${formatMs(view.duration_ms)} at ${view.discovered_at}`;
   const table = formatTable(
     [
       { header: 'capability', cell: (c) => c.capability },
+      { header: 'origin', cell: (c) => originOf(c) },
+      { header: 'description', cell: (c) => c.description ?? '-', max: 48 },
+      { header: 'providers', cell: (c) => c.providers?.join(' ') || '-', max: 40 },
       { header: 'source', cell: (c) => c.source },
       { header: 'available', cell: (c) => (c.available ? 'yes' : 'no') },
       { header: 'reason', cell: (c) => c.reason ?? '-' },

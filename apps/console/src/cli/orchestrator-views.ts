@@ -97,6 +97,12 @@ export interface DiscoveryView {
         reason: string;
         message: string;
       }>;
+      description?: string;
+      described_by?: string;
+      tags?: string[];
+      builtin?: boolean;
+      in_index?: boolean;
+      providers?: string[];
     }
   >;
   stats: Record<string, number>;

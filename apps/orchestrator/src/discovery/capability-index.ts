@@ -175,7 +175,7 @@ export class CapabilityIndex {
     return {
       view,
       candidates: new Map(resolved.map((r) => [r.view.capability, r.candidates])),
-      catalog: LiveCatalog.plannable(view.capabilities),
+      catalog: this.catalog.plannableOf(view.capabilities),
     };
   }
 

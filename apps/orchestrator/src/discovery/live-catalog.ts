@@ -1,4 +1,10 @@
-import { type CatalogEntry, cardExtension, cardSkills } from '@agent-reach/sdk/protocol';
+import {
+  type AgentCard,
+  type CardSkill,
+  type CatalogEntry,
+  cardExtension,
+  cardSkills,
+} from '@agent-reach/sdk/protocol';
 import { type CatalogCapability, isBuiltinCapability, isCodingCapability } from '../plan/catalog.js';
 import type { Candidate, CatalogText } from './discovery-view.js';
 
@@ -85,6 +91,25 @@ export class LiveCatalog {
     );
   }
 
+  private lastPlannable: { key: string; catalog: CatalogCapability[] } | undefined;
+
+  /**
+   * The plannable catalog of a discovery; the same array while the text is unchanged, so the
+   * planner's ranking index (built once per catalog array) is reused across runs.
+   */
+  plannableOf(
+    capabilities: Readonly<Record<string, CatalogText & { capability: string }>>,
+  ): CatalogCapability[] {
+    const key = Object.values(capabilities)
+      .map((c) =>
+        [c.capability, c.description, c.tags.join('\u0001'), c.examples.join('\u0001')].join('\u0002'),
+      )
+      .join('\u0003');
+    if (this.lastPlannable?.key !== key)
+      this.lastPlannable = { key, catalog: LiveCatalog.plannable(capabilities) };
+    return this.lastPlannable.catalog;
+  }
+
   /** The plannable catalog of one discovery. */
   static plannable(
     capabilities: Readonly<Record<string, CatalogText & { capability: string }>>,
@@ -100,6 +125,18 @@ export class LiveCatalog {
   }
 }
 
+/** A cached card's skills and domain are read once, not on every discovery (both are schema parses). */
+const skillsByCard = new WeakMap<AgentCard, { domain: string | undefined; skills: CardSkill[] }>();
+
+function skillsOf(card: AgentCard): { domain: string | undefined; skills: CardSkill[] } {
+  let read = skillsByCard.get(card);
+  if (read === undefined) {
+    read = { domain: cardExtension(card)?.domain, skills: cardSkills(card) };
+    skillsByCard.set(card, read);
+  }
+  return read;
+}
+
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 /**
@@ -112,8 +149,7 @@ function skillText(capability: string, candidates: readonly Candidate[]): Catalo
   const examples = new Set<string>();
   let found = false;
   for (const c of candidates) {
-    const domain = cardExtension(c.card)?.domain;
-    const skills = cardSkills(c.card);
+    const { domain, skills } = skillsOf(c.card);
     const own = skills.filter((s) => s.id === capability);
     for (const s of own.length > 0 ? own : skills.filter((x) => x.tags.includes(capability))) {
       found = true;

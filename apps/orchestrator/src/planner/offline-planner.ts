@@ -40,8 +40,9 @@ export interface OfflinePlanOptions {
   /** The live catalog: the built-in seven, config's entries and every capability agents publish. */
   catalog: readonly CatalogCapability[];
   /**
-   * Capabilities with a live agent now. A capability the task asks for is planned even without one
-   * (it becomes an unavailable node, never a silent drop); only the default research step needs one.
+   * Capabilities with a live agent now. The deliverable a task asks for (writing, implementation, a
+   * matched live skill) is planned even without one — it becomes an unavailable node, never a silent
+   * drop; the supporting steps the keyword table adds (research, planning, review, validation) need one.
    */
   available?: readonly string[];
 }
@@ -64,7 +65,7 @@ export class OfflinePlanner {
       .map((m) => m.id)
       .filter((id) => coding || !known.get(id)!.coding);
     const deliverable = this.#deliverable(task);
-    const want = (cap: keyof typeof KEYWORDS) => inCatalog(cap) && matches(task, KEYWORDS[cap]);
+    const want = (cap: keyof typeof KEYWORDS) => inCatalog(cap) && live(cap) && matches(task, KEYWORDS[cap]);
     // A matched skill is the deliverable; a vague "make" verb beside it does not add another one.
     const hasDeliverable =
       deliverable !== null && inCatalog(deliverable) && (skills.length === 0 || this.#explicit(task));

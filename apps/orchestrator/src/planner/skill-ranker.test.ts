@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleSkillCatalog } from './skill-catalog.fixture.js';
+import { sampleSkillCatalog } from '../testing/skill-catalog.js';
 import { matchSkills, SkillIndex } from './skill-ranker.js';
 import { skillTerms } from './skill-tokens.js';
 

@@ -1,5 +1,6 @@
-/** Test helpers other packages' tests may use: the trace store contract and a fake model provider. */
+/** Test helpers other packages' tests and benchmarks may use: the trace store contract, a fake model provider, a sample live catalog. */
 export { FakeProvider, type FakeReply, type FakeRequest } from './fake-provider.js';
+export { SAMPLE_SKILLS, sampleSkillCatalog } from './skill-catalog.js';
 export {
   collect,
   type TraceStoreHarness,

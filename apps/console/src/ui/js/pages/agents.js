@@ -1,5 +1,6 @@
 // Agents: live instances from the registry, and one agent's declaration history.
 import { getJson, seg } from '../api.js';
+import { descriptionCell, originCell, providersCell } from '../capability-cells.js';
 import { badge, errorBox, fields, h, replace, routeLink, table } from '../dom.js';
 import { formatAgo } from '../format.js';
 
@@ -27,6 +28,8 @@ function operations(declaration) {
   return table(
     [
       { header: 'Operation', cell: ([name]) => h('strong', {}, name) },
+      { header: 'Description', cell: ([, op]) => op.description ?? '–', class: 'wide' },
+      { header: 'Tags', cell: ([, op]) => (op.tags ?? []).join(', ') || '–' },
       { header: 'Serves', cell: ([, op]) => (op.serves ?? []).join(', ') || '–' },
       { header: 'Max input', cell: ([, op]) => String(op.constraints?.max_tokens ?? '–'), class: 'num' },
       {
@@ -71,9 +74,18 @@ function history(name, entries) {
   );
 }
 
+const CAPABILITY_COLUMNS = [
+  { header: 'Capability', cell: (c) => h('strong', {}, c.capability) },
+  { header: 'Origin', cell: originCell },
+  { header: 'Description', cell: descriptionCell, class: 'wide' },
+  { header: 'Providers', cell: providersCell },
+  { header: 'Source', cell: (c) => c.source },
+];
+
 /** Mounts the Agents page; `params[0]` is an agent name whose declaration history to show. */
 export function mount(root, params) {
   const list = h('div', {}, h('p', { class: 'empty' }, 'Loading…'));
+  const caps = h('div', {}, h('p', { class: 'empty' }, 'Asking DNS…'));
   const decl = h('div', {});
   let live = true;
   const load = async () => {
@@ -84,8 +96,18 @@ export function mount(root, params) {
       if (live) replace(list, errorBox(error));
     }
   };
-  replace(root, h('section', { class: 'card' }, h('h2', {}, 'Agents'), list), decl);
+  replace(
+    root,
+    h('section', { class: 'card', id: 'agents' }, h('h2', {}, 'Agents'), list),
+    h('section', { class: 'card', id: 'capabilities' }, h('h2', {}, 'Capabilities'), caps),
+    decl,
+  );
   void load();
+  // Once per visit: a discovery asks DNS and every card, too much for the 5 s refresh.
+  getJson('/api/discovery').then(
+    (view) => live && replace(caps, table(CAPABILITY_COLUMNS, Object.values(view.capabilities), 'None.')),
+    (error) => live && replace(caps, errorBox(error)),
+  );
   const timer = setInterval(load, 5000);
   if (params[0]) {
     getJson(`/registry/v1/declarations/${seg(params[0])}`).then(

@@ -1,5 +1,6 @@
 // Discovery: what the orchestrator's capability index sees through DNS, per capability.
 import { getJson } from '../api.js';
+import { descriptionCell, originCell, providersCell } from '../capability-cells.js';
 import { badge, errorBox, fields, h, replace, table } from '../dom.js';
 import { formatMs } from '../format.js';
 
@@ -31,6 +32,9 @@ const failedList = (failed) =>
 
 const COLUMNS = [
   { header: 'Capability', cell: (c) => h('strong', {}, c.capability) },
+  { header: 'Origin', cell: originCell },
+  { header: 'Description', cell: descriptionCell, class: 'wide' },
+  { header: 'Providers', cell: providersCell },
   { header: 'Source', cell: (c) => c.source },
   { header: 'Available', cell: (c) => badge(c.available ? 'ok' : 'unavailable', c.available ? 'yes' : 'no') },
   { header: 'Reason', cell: (c) => c.reason ?? '–' },
