@@ -4,9 +4,9 @@ import {
   httpCardFetcher,
   httpHealthCheck,
   OfflinePlanner,
-  UdpDnsClient,
 } from '@agent-reach/orchestrator';
 import { SAMPLE_SKILLS } from '@agent-reach/orchestrator/testing';
+import { UdpDnsClient } from '@agent-reach/sdk/dns';
 import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
 import { type AgentFleet, startAgentFleet } from './lib/agent-fleet.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';

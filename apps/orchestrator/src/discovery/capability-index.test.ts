@@ -90,7 +90,12 @@ describe('CapabilityIndex over DNS', () => {
     dns.withAdditionals = true;
   });
 
-  function index(catalog: string[], healthTimeoutMs = 300, random?: () => number, clock?: Pick<Clock, 'now'>) {
+  function index(
+    catalog: string[],
+    healthTimeoutMs = 300,
+    random?: () => number,
+    clock?: Pick<Clock, 'now'>,
+  ) {
     return new CapabilityIndex({
       random,
       ...(clock ? { clock, catalogRetentionMs: 60_000 } : {}),
