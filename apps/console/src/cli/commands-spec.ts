@@ -108,6 +108,19 @@ export const COMMANDS = {
     usage: 'reach trace <trace_id> [--brief]',
     summary: 'one run: plan, nodes, deliverable and (unless --brief) every event',
   },
+  init: {
+    args: ['kind', 'name'],
+    options: { capability: text, description: text, dir: text, force: { type: 'boolean' } },
+    usage: 'reach init agent <name> [--capability id] [--description text] [--dir parent] [--force]',
+    summary: 'write a runnable agent skeleton (main.ts) with its declaration (declaration.json)',
+    details: [
+      '--capability ID    the capability it serves (default: the name with - as _)',
+      '--description TEXT what it does, in the words users use: planners match tasks against it',
+      '--dir PARENT       where <name>/ goes (default: apps/agent-sdk/examples, where @agent-reach/sdk resolves)',
+      '--force            overwrite existing files',
+    ],
+    read: false,
+  },
   delete: {
     args: ['trace_id'],
     options: {},

@@ -17,6 +17,7 @@ import {
   formatTrace,
   formatTraces,
 } from './format-runs.js';
+import { initAgent } from './init-agent.js';
 import type { RunSummary, TraceDetail, TraceEventView } from './orchestrator-views.js';
 import { EXIT, UsageError } from './usage-error.js';
 import { formatVerify, runVerify } from './verify/index.js';
@@ -219,6 +220,26 @@ export async function runCommand(cmd: Command, deps: CommandDeps): Promise<numbe
       });
       show(report, formatVerify);
       return report.verdicts.every((v) => v.ok) ? EXIT.ok : EXIT.verifyFailed;
+    }
+    case 'init': {
+      if (cmd.args.kind !== 'agent')
+        throw new UsageError(`reach init knows "agent", not ${JSON.stringify(cmd.args.kind)}`);
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      const written = await initAgent({
+        name: cmd.args.name!,
+        ...(str(o.capability) ? { capability: str(o.capability) } : {}),
+        ...(str(o.description) ? { description: str(o.description) } : {}),
+        ...(str(o.dir) ? { dir: str(o.dir) } : {}),
+        force: o.force === true,
+      });
+      show(written, (w) =>
+        [
+          ...w.files.map((f) => `wrote ${f}`),
+          `run it: REACH_CONTROL_PLANE_URL=http://127.0.0.1:8701 node --import tsx ${w.files[0]}`,
+          'then describe it well in declaration.json (description, tags, examples): planners match tasks against them',
+        ].join('\n'),
+      );
+      return 0;
     }
   }
 }
