@@ -16,5 +16,6 @@ export {
   httpHealthCheck,
 } from './discovery/index.js';
 export type { RunSummary } from './orchestrator.js';
+export { OfflinePlanner } from './planner/index.js';
 export { type RunningOrchestrator, startOrchestrator } from './serve.js';
 export { openPostgresTraceStore } from './traces/index.js';

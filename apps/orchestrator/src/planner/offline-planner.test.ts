@@ -1,8 +1,8 @@
 import { DEFAULT_CATALOG_ENTRIES } from '@agent-reach/sdk/protocol';
 import { describe, expect, it } from 'vitest';
 import { type CatalogCapability, catalogFromEntries, levels, normalizePlan } from '../plan/index.js';
-import { OfflinePlanner } from './offline-planner.js';
 import { sampleSkillCatalog } from '../testing/skill-catalog.js';
+import { OfflinePlanner } from './offline-planner.js';
 
 const catalog = catalogFromEntries(DEFAULT_CATALOG_ENTRIES);
 const offline = new OfflinePlanner();
