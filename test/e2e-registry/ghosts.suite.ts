@@ -6,9 +6,7 @@ import { INTERVAL_MS, PROBE_TIMEOUT_MS, STORM_HOLD_MS, TIMEOUT_MS } from './e2e-
 import type { E2eEnv } from './e2e-env.js';
 import { metricValue } from './registry-api.js';
 
-const BUSY_AGENT = fileURLToPath(
-  new URL('../../apps/agent-sdk/src/runtime/busy-agent.fixture.ts', import.meta.url),
-);
+const BUSY_AGENT = fileURLToPath(new URL('../../apps/agent-sdk/src/testing/busy-agent.ts', import.meta.url));
 const KILLED = 3;
 const STOPPED = 3;
 const TALKING = 2;

@@ -6,9 +6,7 @@ import { pollUntil } from '../harness/child-output.js';
 import { RegistryProcess } from '../harness/registry-process.js';
 import { useEtcd } from '../harness/use-etcd.js';
 
-const BUSY_AGENT = fileURLToPath(
-  new URL('../../apps/agent-sdk/src/runtime/busy-agent.fixture.ts', import.meta.url),
-);
+const BUSY_AGENT = fileURLToPath(new URL('../../apps/agent-sdk/src/testing/busy-agent.ts', import.meta.url));
 const AGENTS = 4;
 const TIMEOUT_MS = 3_000;
 const FROZEN_MS = 6_000;
