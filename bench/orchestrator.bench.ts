@@ -15,10 +15,10 @@ import {
   type RunSummary,
   startOrchestrator,
 } from '@agent-reach/orchestrator';
-import { invokeAttempt } from '@agent-reach/sdk/client';
+import { a2aAttempt } from '@agent-reach/sdk/client';
 import { systemClock } from '@agent-reach/sdk/clock';
 import { UdpDnsClient } from '@agent-reach/sdk/dns';
-import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
+import { DEFAULT_CATALOG, sdkAgentTarget } from '@agent-reach/sdk/protocol';
 import { type AgentFleet, startAgentFleet } from './lib/agent-fleet.js';
 import { criticalPath, type DagNode, layersOf } from './lib/dag.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
@@ -150,15 +150,15 @@ async function directDag(
     await Promise.all(
       layer.map(async (id) => {
         const target = discovery.candidates.get(byId.get(id)!.capability)![0]!;
-        const body = JSON.stringify({
+        const request = {
           request_id: `direct-${crypto.randomUUID()}`,
           capability: target.capability_ids[0],
           input: { task: TASK },
-        });
-        const outcome = await invokeAttempt(
-          { host: target.address, port: target.port, scheme: 'http' },
+        };
+        const outcome = await a2aAttempt(
+          sdkAgentTarget({ host: target.address, port: target.port, scheme: 'http' }),
           {
-            body,
+            request,
             agents: { http: agent },
             clock: systemClock,
             connectMs: 300,

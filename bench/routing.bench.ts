@@ -127,7 +127,7 @@ export async function benchRouting(): Promise<Figure[]> {
       REACH_CONTROL_PLANE_URL: withCache.url,
     });
     const o = await measureReachOverhead(withCache.url, agent.ready.url, CALLS);
-    const base = { name: 'fetch POST /v1/invoke, p50', value: o.fetch.p50 };
+    const base = { name: 'fetch A2A SendStreamingMessage, p50', value: o.fetch.p50 };
     const baseP99 = { name: 'fetch p99', value: o.fetch.p99 };
     // p50 and p99 of one way of calling, each minus the p50 of plain fetch; the target is on the p50.
     const overhead = (p50Name: string, p99Name: string, summary: typeof o.fetch): Figure[] => [

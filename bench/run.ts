@@ -1,3 +1,4 @@
+import { benchCalling } from './calling.bench.js';
 import { benchCatalog } from './catalog.bench.js';
 import { benchDns } from './dns.bench.js';
 import { benchFastPaths } from './fast-paths.bench.js';
@@ -17,6 +18,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   takeover: benchTakeover,
   'fast-paths': benchFastPaths,
   catalog: benchCatalog,
+  calling: benchCalling,
 };
 
 const wanted = process.argv.slice(2);

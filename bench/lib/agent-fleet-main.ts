@@ -2,7 +2,7 @@
 // the registry; the far end of the orchestrator bench. Env: FLEET_SPEC = JSON of FleetSpec.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CARD_PATH, Declaration, Endpoint } from '@agent-reach/sdk/protocol';
+import { A2A_JSONRPC_PATH, CARD_PATH, Declaration, Endpoint } from '@agent-reach/sdk/protocol';
 import { type CardDocument, cardDocument } from '@agent-reach/sdk/runtime';
 import type { FleetReady, FleetSpec } from './agent-fleet.js';
 
@@ -22,7 +22,10 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** One instant agent: card, health, and an NDJSON invoke that acks and answers at once. */
+/** One SSE event of an A2A JSON-RPC stream. */
+const sse = (result: unknown) => `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n\n`;
+
+/** One instant agent: card, health, and an A2A JSON-RPC stream that acks (task) and completes at once. */
 function agentServer(capability: string, cardText: () => string, id: () => string): Server {
   return createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
@@ -31,14 +34,20 @@ function agentServer(capability: string, cardText: () => string, id: () => strin
     } else if (req.method === 'GET' && req.url === '/health') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: 'ok', in_flight: 0, capacity: 64, instance_id: id() }));
-    } else if (req.method === 'POST' && req.url === '/v1/invoke') {
-      const { request_id } = JSON.parse(await readBody(req)) as { request_id: string };
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      res.write(`${JSON.stringify({ type: 'ack', request_id, instance_id: id() })}\n`);
-      const output = { text: `${capability}: done` };
-      const duration_ms = performance.now() - started;
-      res.end(`${JSON.stringify({ type: 'result', request_id, output, duration_ms })}\n`);
-      timings.set(request_id, performance.now() - started);
+    } else if (req.method === 'POST' && req.url === A2A_JSONRPC_PATH) {
+      const rpc = JSON.parse(await readBody(req)) as { params: { message: { messageId: string } } };
+      const requestId = rpc.params.message.messageId;
+      const taskId = `${id()}-${requestId}`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse({ task: { id: taskId, contextId: taskId, status: { state: 'TASK_STATE_WORKING' } } }));
+      const parts = [{ data: { text: `${capability}: done` } }];
+      res.write(
+        sse({ artifactUpdate: { taskId, contextId: taskId, artifact: { artifactId: 'output', parts } } }),
+      );
+      res.end(
+        sse({ statusUpdate: { taskId, contextId: taskId, status: { state: 'TASK_STATE_COMPLETED' } } }),
+      );
+      timings.set(requestId, performance.now() - started);
     } else {
       res.writeHead(404).end();
     }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ReachClient } from '@agent-reach/sdk/client';
+import { A2A_JSONRPC_PATH, A2A_VERSION, sendMessageParams } from '@agent-reach/sdk/protocol';
 import { type Summary, summarize } from './stats.js';
 
 /** Latencies (ms) of the ways to make the same call, measured interleaved. */
 export interface OverheadSamples {
-  /** `fetch` POST /v1/invoke straight to the agent, body read to the end. */
+  /** `fetch` of the same A2A `SendStreamingMessage` straight to the agent, SSE body read to the end. */
   fetch: Summary;
   /**
    * `client.reach()` as configured by default: its own route cache (1 s) answers most calls, one call
@@ -44,14 +45,23 @@ export async function measureReachOverhead(
       throw new Error('reach needed a fallback; the agent is not instant');
   };
   const plainFetch = async () => {
-    const res = await fetch(`${agentUrl}/v1/invoke`, {
+    const params = sendMessageParams({
+      request_id: randomUUID(),
+      capability: 'bench_echo',
+      input: { text: 'hi' },
+    });
+    const res = await fetch(`${agentUrl}${A2A_JSONRPC_PATH}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' },
-      body: JSON.stringify({ request_id: randomUUID(), capability: 'bench_echo', input: { text: 'hi' } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'a2a-version': A2A_VERSION,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params }),
     });
     const text = await res.text();
-    if (res.status !== 200 || !text.includes('"type":"result"'))
-      throw new Error(`invoke ${res.status}: ${text}`);
+    if (res.status !== 200 || !text.includes('TASK_STATE_COMPLETED'))
+      throw new Error(`a2a ${res.status}: ${text}`);
   };
   const route = async () => {
     const res = await fetch(`${registryUrl}/v1/route`, {

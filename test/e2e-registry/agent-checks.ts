@@ -1,4 +1,12 @@
-import type { InstanceState } from '@agent-reach/sdk/protocol';
+import { readSse } from '@agent-reach/sdk/http';
+import {
+  A2A_JSONRPC_PATH,
+  A2A_VERSION,
+  type InstanceState,
+  sendMessageParams,
+  TASK_STATE,
+  valueOfParts,
+} from '@agent-reach/sdk/protocol';
 import { pollUntil } from '../harness/child-output.js';
 import type { E2eEnv } from './e2e-env.js';
 
@@ -40,26 +48,34 @@ export async function watchStates(
   return seen;
 }
 
-/** Calls an agent's `POST /v1/invoke` and reads the NDJSON answer to its end; `onAck` runs at the first line. */
+/**
+ * Calls an SDK agent over A2A (`SendStreamingMessage` on its JSON-RPC binding) and reads the SSE stream to
+ * its end; `onAck` runs at the first event (the task, i.e. the ack). Returns the stream as call lines:
+ * `ack`, `progress`, then `result` (with the output artifact's value) or `error`.
+ */
 export async function invoke(
   url: string,
   input: unknown,
   onAck: () => void,
 ): Promise<Array<Record<string, unknown>>> {
-  const response = await fetch(`${url}/v1/invoke`, {
+  const params = sendMessageParams({ request_id: `e2e-${Date.now()}`, input });
+  const response = await fetch(`${url}${A2A_JSONRPC_PATH}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ request_id: `e2e-${Date.now()}`, input }),
+    headers: { 'content-type': 'application/json', 'a2a-version': A2A_VERSION },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params }),
   });
-  let text = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    const before = text.includes('\n');
-    text += decoder.decode(chunk, { stream: true });
-    if (!before && text.includes('\n')) onAck();
+  const lines: Array<Record<string, unknown>> = [];
+  let output: unknown = null;
+  for await (const event of readSse(response.body!)) {
+    // biome-ignore lint/suspicious/noExplicitAny: a test reads the A2A JSON as it comes
+    const result = (JSON.parse(event.data) as { result: any }).result;
+    if (lines.length === 0) onAck();
+    if (result.artifactUpdate) output = valueOfParts(result.artifactUpdate.artifact.parts);
+    const state = (result.task ?? result.statusUpdate)?.status?.state;
+    if (result.task && state === TASK_STATE.working) lines.push({ type: 'ack' });
+    else if (state === TASK_STATE.working) lines.push({ type: 'progress' });
+    else if (state === TASK_STATE.completed) lines.push({ type: 'result', output });
+    else if (state) lines.push({ type: 'error', state });
   }
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return lines;
 }

@@ -1,5 +1,6 @@
 // One process hosting misbehaving agents for the routing tests, each registered with the real registry
-// over its HTTP API and heartbeating, each failing in one way (the seed article's failure classes).
+// over its HTTP API and heartbeating, each failing in one way (the seed article's failure classes) on the
+// A2A JSON-RPC wire our callers use (any path answers).
 // Prints `{"ready": {"<mode>": "<instance id>", …}}` once all are registered. Env: REACH_CONTROL_PLANE_URL.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -15,9 +16,16 @@ interface Rogue {
   serve?: (req: http.IncomingMessage, res: http.ServerResponse, requestId: string) => void;
 }
 
+/** One A2A JSON-RPC stream event (SSE). */
+const event = (res: http.ServerResponse, result: unknown) =>
+  res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n\n`);
+
+/** The A2A ack: the stream opens with the task in WORKING. */
 const ack = (res: http.ServerResponse, requestId: string) => {
-  res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  res.write(`${JSON.stringify({ type: 'ack', request_id: requestId })}\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  event(res, {
+    task: { id: `task-${requestId}`, contextId: 'rogue', status: { state: 'TASK_STATE_WORKING' } },
+  });
 };
 
 const ROGUES: Record<Mode, Rogue> = {
@@ -80,9 +88,16 @@ const ROGUES: Record<Mode, Rogue> = {
 function answer(label: string): NonNullable<Rogue['serve']> {
   return (_req, res, id) => {
     ack(res, id);
-    res.end(
-      `${JSON.stringify({ type: 'result', request_id: id, output: `classified by ${label}`, duration_ms: 1 })}\n`,
-    );
+    const taskId = `task-${id}`;
+    event(res, {
+      artifactUpdate: {
+        taskId,
+        contextId: 'rogue',
+        artifact: { artifactId: 'output', parts: [{ text: `classified by ${label}` }] },
+      },
+    });
+    event(res, { statusUpdate: { taskId, contextId: 'rogue', status: { state: 'TASK_STATE_COMPLETED' } } });
+    res.end();
   };
 }
 
@@ -96,7 +111,8 @@ async function listen(rogue: Rogue): Promise<number> {
       body += chunk.toString();
     });
     req.on('end', () => {
-      const requestId = (JSON.parse(body || '{}') as { request_id?: string }).request_id ?? 'unknown';
+      const rpc = JSON.parse(body || '{}') as { params?: { message?: { messageId?: string } } };
+      const requestId = rpc.params?.message?.messageId ?? 'unknown';
       rogue.serve!(req, res, requestId);
     });
   });

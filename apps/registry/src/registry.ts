@@ -6,6 +6,7 @@ import { createApp } from './api/create-app.js';
 import { TokenAuthority } from './auth/token-authority.js';
 import type { RegistryConfig } from './config.js';
 import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js';
+import { type CardFetch, ExternalAgents, externalRoutes, httpCardFetch } from './external/index.js';
 import { InstanceCache } from './instances/instance-cache.js';
 import { bindLivenessToInstances } from './liveness/bind-cache.js';
 import { httpInstanceProber, type InstanceProber } from './liveness/instance-prober.js';
@@ -45,6 +46,8 @@ export interface RegistryOptions {
   sweep?: boolean;
   /** Whether `/metrics` includes the process's default metrics (off in tests that build many registries). @default false */
   processMetrics?: boolean;
+  /** How external agents' cards are fetched (registration and probes). @default httpCardFetch */
+  fetchCard?: CardFetch;
 }
 
 /** The registry's parts, for other components that mount on it (DNS, routing) and for tests. */
@@ -198,6 +201,15 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     await instances.close();
     throw error;
   }
+  const external = new ExternalAgents({
+    verbs,
+    authority,
+    fetchCard: options.fetchCard ?? httpCardFetch,
+    clock,
+    logger,
+    probeIntervalMs: config.heartbeatIntervalMs,
+    limits: { timeoutMs: 3000, maxBytes: 256 * 1024 },
+  });
   const app = createApp({
     verbs,
     metrics,
@@ -207,7 +219,12 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       watch_primed: instances.primed,
       store_reachable: await storeReachable(store, 2000),
     }),
-    routes: [...(options.routes?.(parts) ?? []), createZoneRoutes(zone), routing.routes],
+    routes: [
+      ...(options.routes?.(parts) ?? []),
+      createZoneRoutes(zone),
+      routing.routes,
+      externalRoutes(external),
+    ],
   });
   // The leader forgets instance ids whose instance stayed gone past the retention.
   const stopCollecting = clock.every(Math.min(60_000, config.instanceIdRetentionMs), () => {
@@ -220,6 +237,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const close = (): Promise<void> => {
     closed ??= (async () => {
       stopCollecting();
+      external.close();
       await sweeper.stop();
       await routing.close();
       await facts.close();

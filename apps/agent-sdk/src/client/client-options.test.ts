@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { compileClientOptions } from './client-options.js';
-import { NdjsonLines } from './ndjson-lines.js';
 
 describe('compileClientOptions', () => {
   it('applies the seed defaults: 300 ms connect, 2 s ack, 30 s execution, 3 candidates, 20 % budget', () => {
@@ -25,16 +24,5 @@ describe('compileClientOptions', () => {
     expect(() => compileClientOptions({ dns: { server: 'nowhere' } })).toThrow(/dns.server/);
     expect(() => compileClientOptions({ registryUrl: 'ftp://x' })).toThrow(/registryUrl/);
     expect(() => compileClientOptions({ retryBudget: { ratio: 2 } })).toThrow(/retryBudget.ratio/);
-  });
-});
-
-describe('NdjsonLines', () => {
-  it('splits lines across chunks and keeps the partial tail', () => {
-    const lines = new NdjsonLines();
-    expect(lines.push('{"a":1}\n{"b"')).toEqual(['{"a":1}']);
-    expect(lines.push(':2}\r\n\n')).toEqual(['{"b":2}']);
-    expect(lines.push('{"c":3}')).toEqual([]);
-    expect(lines.rest()).toBe('{"c":3}');
-    expect(() => new NdjsonLines(4).push('123456')).toThrow(/longer/);
   });
 });

@@ -14,7 +14,7 @@ export interface ReachClientOptions {
   dns?: { server: string; zone?: string; timeout?: DurationInput };
   /** @default '300ms' (seed article 2.3) */
   connectTimeout?: DurationInput;
-  /** Time from connect to the first NDJSON line (the ack). @default '2s' */
+  /** Time from connect to the first A2A task event (the ack). @default '2s' */
   ackTimeout?: DurationInput;
   /** Time from the ack to the result when the caller gives no deadline. @default '30s' */
   executionTimeout?: DurationInput;
@@ -37,7 +37,7 @@ export interface ReachClientOptions {
   registryToken?: string;
   /** Outcome reporting to `POST /v1/outcomes`; `false` turns it off. */
   outcomes?: false | { flushInterval?: DurationInput; maxBatch?: number };
-  /** Sent as `caller` in every invoke. */
+  /** Sent as `caller` in every call. */
   caller?: string;
   /** Used for the registry's HTTP API. @default globalThis.fetch */
   fetch?: typeof fetch;

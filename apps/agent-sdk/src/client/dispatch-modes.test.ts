@@ -35,7 +35,7 @@ const need = { operation: 'summarize' };
 const settle = (ms = 100) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('first_win', () => {
-  it('races the top k, takes the first result and cancels the losers (their servers see the abort)', async () => {
+  it('races the top k, takes the first result and cancels the losers with A2A CancelTask', async () => {
     const slowA = await agent(behaviours.answer('slow A', 3000));
     const fast = await agent(behaviours.answer('fast', 50));
     const slowB = await agent(behaviours.answer('slow B', 3000));
@@ -50,8 +50,9 @@ describe('first_win', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     expect(result.ok && result.value.output).toBe('fast');
     await settle();
-    expect(slowA.aborted).toEqual(['race-1']);
-    expect(slowB.aborted).toEqual(['race-1']);
+    expect(slowA.cancelled).toEqual(['race-1']);
+    expect(slowB.cancelled).toEqual(['race-1']);
+    expect(fast.cancelled).toEqual([]);
     expect(fast.aborted).toEqual([]);
     await reach.close();
     const outcomes = registry.outcomes();

@@ -1,5 +1,5 @@
 import type { DnsClient, DnsRecord, DnsResponse } from '../dns/index.js';
-import { AgentCard, CARD_PATH, cardExtension } from '../protocol/card.js';
+import { AgentCard, CARD_PATH, cardExtension, sdkAgentTarget } from '../protocol/card.js';
 import { capabilityQueryNames } from '../protocol/dns-names.js';
 import { readSvcbAnswers } from '../svcb/index.js';
 import { agentNameOfInstance, type ReachTarget } from './reach-target.js';
@@ -165,6 +165,7 @@ export async function resolveViaDns(
       agent_name: agentNameOfInstance(instanceId),
       operation,
       endpoint: { host, port: f.port, scheme: 'http' },
+      a2a: sdkAgentTarget({ host, port: f.port, scheme: 'http' }),
       idempotent: false,
       source: 'dns',
     });

@@ -3,8 +3,8 @@ import type https from 'node:https';
 import type { Clock } from '../clock/index.js';
 import type { InvokeRequest } from '../protocol/invoke.js';
 import type { FailureClass } from '../protocol/route.js';
+import { a2aAttempt, type ProgressLine } from './a2a-attempt.js';
 import { type MoveOnContext, mayMoveOn } from './fallback-rule.js';
-import { invokeAttempt, type ProgressLine } from './invoke-attempt.js';
 import type { OutcomeReport } from './outcome-reporter.js';
 import type { ReachTarget } from './reach-target.js';
 import type { RetryBudget } from './retry-budget.js';
@@ -64,7 +64,7 @@ export interface CallContext {
   onProgress: ((line: ProgressLine, target: ReachTarget) => void) | undefined;
 }
 
-function requestBody(ctx: CallContext, target: ReachTarget, remainingMs: number | undefined): string {
+function requestOf(ctx: CallContext, target: ReachTarget, remainingMs: number | undefined): InvokeRequest {
   const request: InvokeRequest = {
     request_id: ctx.requestId,
     capability: target.operation,
@@ -73,7 +73,7 @@ function requestBody(ctx: CallContext, target: ReachTarget, remainingMs: number 
   };
   if (ctx.context !== undefined) request.context = ctx.context;
   if (ctx.caller !== undefined) request.caller = ctx.caller;
-  return JSON.stringify(request);
+  return request;
 }
 
 /**
@@ -96,9 +96,9 @@ export async function runFallbackChain(
       return { ok: false, last, attempts, budgetExhausted: false };
     }
     const current: ReachTarget = target;
-    const outcome = await invokeAttempt(current.endpoint, {
-      body: requestBody(ctx, current, remaining),
-      headers: ctx.traceparent ? { traceparent: ctx.traceparent } : {},
+    const request = requestOf(ctx, current, remaining);
+    const common = {
+      headers: (ctx.traceparent ? { traceparent: ctx.traceparent } : {}) as Record<string, string>,
       signal,
       agents: ctx.agents,
       clock: ctx.clock,
@@ -107,7 +107,8 @@ export async function runFallbackChain(
       executionMs: ctx.timeouts.executionMs,
       ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }),
       ...(ctx.onProgress ? { onProgress: (line: ProgressLine) => ctx.onProgress?.(line, current) } : {}),
-    });
+    };
+    const outcome = await a2aAttempt(current.a2a, { ...common, request });
     const record: AttemptRecord = {
       instance_id: current.instance_id,
       agent_name: current.agent_name,

@@ -1,4 +1,13 @@
 /** The caller side of Agent Reach: ReachClient and its building blocks. */
+
+export {
+  type AttemptOutcome,
+  type AttemptTimeouts,
+  a2aAttempt,
+  cancelA2ATask,
+  type HttpAgents,
+  type ProgressLine,
+} from './a2a-attempt.js';
 export { codeOfAttempt, type TargetFailure } from './call-error.js';
 export { CandidateRouter, type Routed } from './candidate-router.js';
 export {
@@ -11,12 +20,6 @@ export type { DispatchMode } from './dispatch.js';
 export { type DnsFallback, resolveViaDns } from './dns-candidates.js';
 export type { AttemptRecord } from './fallback-chain.js';
 export { type FailedAttempt, type MoveOnContext, mayMoveOn } from './fallback-rule.js';
-export {
-  type AttemptOutcome,
-  type AttemptTimeouts,
-  invokeAttempt,
-  type ProgressLine,
-} from './invoke-attempt.js';
 export { type OutcomeReport, OutcomeReporter } from './outcome-reporter.js';
 export {
   ReachClient,

@@ -4,6 +4,7 @@ import https from 'node:https';
 import { parseDuration } from '../protocol/duration.js';
 import { err, ok, ReachError, type Result } from '../protocol/errors.js';
 import { RouteQuery, type RouteQueryInput } from '../protocol/route.js';
+import type { ProgressLine } from './a2a-attempt.js';
 import { callError } from './call-error.js';
 import { CandidateRouter, type Routed } from './candidate-router.js';
 import {
@@ -14,7 +15,6 @@ import {
 } from './client-options.js';
 import { type DispatchMode, raceFirstWin, runAll } from './dispatch.js';
 import type { AttemptRecord, CallContext, LaneResult } from './fallback-chain.js';
-import type { ProgressLine } from './invoke-attempt.js';
 import { OutcomeReporter } from './outcome-reporter.js';
 import type { ReachTarget } from './reach-target.js';
 import { RetryBudget } from './retry-budget.js';

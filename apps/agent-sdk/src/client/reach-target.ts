@@ -1,3 +1,4 @@
+import { type A2ATarget, sdkAgentTarget } from '../protocol/card.js';
 import type { Endpoint } from '../protocol/registration.js';
 import type { RouteCandidate } from '../protocol/route.js';
 
@@ -8,6 +9,8 @@ export interface ReachTarget {
   /** The operation to invoke (sent as `capability`). */
   operation: string;
   endpoint: Pick<Endpoint, 'host' | 'port' | 'scheme'>;
+  /** Where and how to call it over A2A (an SDK agent's JSON-RPC binding unless the registry says otherwise). */
+  a2a: A2ATarget;
   /** The agent's declared idempotency; decides fallback after an ack when the caller does not say. */
   idempotent: boolean;
   source: 'registry' | 'dns';
@@ -22,6 +25,7 @@ export function targetFromCandidate(candidate: RouteCandidate): ReachTarget {
     agent_name: candidate.agent_name,
     operation: candidate.operation,
     endpoint: candidate.endpoint,
+    a2a: candidate.a2a ?? sdkAgentTarget(candidate.endpoint),
     idempotent: candidate.idempotent,
     source: 'registry',
     score: candidate.score,

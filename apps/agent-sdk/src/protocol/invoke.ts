@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** `POST /v1/invoke` body. `request_id` is also the idempotency key. */
+/**
+ * One call in our terms, as an A2A message carries it (ARCHITECTURE section 6): `request_id` is the
+ * message's `messageId` and the idempotency key, the rest travels in the message and its metadata.
+ */
 export const InvokeRequest = z
   .object({
     request_id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'request_id: 1-128 of [A-Za-z0-9._:-]'),
@@ -17,28 +20,14 @@ export const InvokeRequest = z
 export type InvokeRequest = z.infer<typeof InvokeRequest>;
 export type InvokeRequestInput = z.input<typeof InvokeRequest>;
 
-/** The first NDJSON line: the agent accepted the request and started it. */
-export const AckLine = z.object({
-  type: z.literal('ack'),
-  request_id: z.string(),
-  instance_id: z.string().optional(),
-  replay: z.boolean().optional(),
-});
-/** Optional progress lines between ack and the final line. */
-export const ProgressLine = z.object({
-  type: z.literal('progress'),
-  request_id: z.string(),
-  message: z.string().optional(),
-  fraction: z.number().min(0).max(1).optional(),
-});
-/** The final line of a successful call. */
+/** How an execution ended well (the agent turns it into a COMPLETED task with an output artifact). */
 export const ResultLine = z.object({
   type: z.literal('result'),
   request_id: z.string(),
   output: z.unknown(),
   duration_ms: z.number().min(0),
 });
-/** The final line of a failed call. */
+/** How an execution failed (the agent turns it into a FAILED or CANCELED task carrying the code). */
 export const ErrorLine = z.object({
   type: z.literal('error'),
   request_id: z.string(),
@@ -47,10 +36,6 @@ export const ErrorLine = z.object({
   retryable: z.boolean(),
 });
 
-/** Any NDJSON line of an invoke stream. */
-export const InvokeLine = z.discriminatedUnion('type', [AckLine, ProgressLine, ResultLine, ErrorLine]);
-export type InvokeLine = z.infer<typeof InvokeLine>;
-export type AckLine = z.infer<typeof AckLine>;
 export type ResultLine = z.infer<typeof ResultLine>;
 export type ErrorLine = z.infer<typeof ErrorLine>;
 

@@ -12,7 +12,7 @@ export const Endpoint = z
   .strict();
 export type Endpoint = z.infer<typeof Endpoint>;
 
-/** base64url sha256 of the agent card's bytes, published as SVCB key65401. */
+/** base64url sha256 of the agent card's exact bytes (DNS-AID cap-sha256). */
 // The 43rd character carries only 4 bits of the digest: its low 2 bits must be zero (canonical base64url).
 export const CardDigest = z
   .string()
@@ -92,6 +92,8 @@ export const InstanceView = z.object({
   endpoint: Endpoint,
   card_url: z.string(),
   card_sha256: z.string(),
+  /** Registered by card URL; the registry probes it on its behalf. */
+  external: z.boolean().optional(),
   state: InstanceState,
   registered_at: z.string(),
   last_heartbeat_at: z.string().nullable(),

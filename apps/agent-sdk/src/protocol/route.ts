@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { A2ATarget } from './card.js';
 import { CapabilityId } from './catalog.js';
 import { Endpoint, InstanceState } from './registration.js';
 
@@ -41,6 +42,8 @@ export const RouteCandidate = z.object({
   operation: z.string(),
   endpoint: Endpoint,
   card_url: z.string(),
+  /** The A2A interface to call, for agents not built with the SDK (absent: the SDK agent's JSON-RPC path). */
+  a2a: A2ATarget.optional(),
   idempotent: z.boolean(),
   declaration_version: z.string(),
   state: InstanceState,

@@ -1,19 +1,22 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Clock } from '../clock/index.js';
 import {
+  A2A_JSONRPC_PATH,
+  A2A_REST_PATH,
   CARD_PATH,
   ERROR_HTTP_STATUS,
   type ErrorCode,
-  InvokeRequest,
   isReachError,
   quoteInput,
-  TRACEPARENT_HEADER,
 } from '../protocol/index.js';
+import { ReachA2AHandler } from './a2a-request-handler.js';
+import { mountA2ABindings } from './a2a-routes.js';
 import { type CardDocument, etagMatches } from './card-document.js';
 import type { InvokeService } from './invoke-service.js';
 import type { Logger } from './logger.js';
-import { invokeStream, NDJSON_HEADERS } from './ndjson-stream.js';
+import type { LedgerLimits } from './request-ledger.js';
 
 /** The agent's state as `/health` reports it. */
 export type HealthStatus = 'starting' | 'ok' | 'draining';
@@ -35,9 +38,10 @@ export interface AgentAppDeps {
   instanceId: () => string | undefined;
   maxBodyBytes: number;
   logger: Logger;
+  clock: Clock;
+  /** Bounds of the task index (the same as the request_id ledger's). */
+  ledger: LedgerLimits;
 }
-
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 function errorBody(code: ErrorCode, message: string) {
   return { code, message };
@@ -45,7 +49,8 @@ function errorBody(code: ErrorCode, message: string) {
 
 /**
  * Builds the agent's HTTP API: `/health` (200 when ok, 503 while starting or draining), the agent card
- * (strong ETag, 304, `Cache-Control: public, max-age=60`) and `POST /v1/invoke` (NDJSON; 4xx JSON before any ack).
+ * (strong ETag, 304, `Cache-Control: public, max-age=60`) and the A2A bindings the card lists (JSON-RPC at
+ * `/a2a/jsonrpc`, HTTP+JSON under `/a2a/rest`).
  */
 export function createAgentApp(deps: AgentAppDeps): Hono {
   const app = new Hono();
@@ -66,55 +71,24 @@ export function createAgentApp(deps: AgentAppDeps): Hono {
     return c.body(card.text, 200);
   });
 
-  app.post(
-    '/v1/invoke',
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: (c) =>
-        c.json(
-          errorBody('PAYLOAD_TOO_LARGE', `the body exceeds ${deps.maxBodyBytes} bytes`),
-          status('PAYLOAD_TOO_LARGE'),
-        ),
+  const limit = bodyLimit({
+    maxSize: deps.maxBodyBytes,
+    onError: (c) =>
+      c.json(
+        errorBody('PAYLOAD_TOO_LARGE', `the body exceeds ${deps.maxBodyBytes} bytes`),
+        status('PAYLOAD_TOO_LARGE'),
+      ),
+  });
+  app.use(`${A2A_JSONRPC_PATH}`, limit);
+  app.use(`${A2A_REST_PATH}/*`, limit);
+  mountA2ABindings(
+    app,
+    new ReachA2AHandler({
+      service: deps.service,
+      card: () => deps.card()?.a2a ?? null,
+      clock: deps.clock,
+      ledger: deps.ledger,
     }),
-    async (c) => {
-      // Read the signal now: the node adapter only wires disconnects to signals that exist.
-      const callerGone = c.req.raw.signal;
-      let body: unknown;
-      try {
-        body = await c.req.json();
-      } catch {
-        return c.json(errorBody('INVALID_JSON', 'the body is not valid JSON'), status('INVALID_JSON'));
-      }
-      const parsed = InvokeRequest.safeParse(body);
-      if (!parsed.success) {
-        const detail = parsed.error.issues
-          .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message}`)
-          .join('; ');
-        return c.json(
-          errorBody('VALIDATION_FAILED', `invalid invoke request: ${detail}`),
-          status('VALIDATION_FAILED'),
-        );
-      }
-      const header = c.req.header(TRACEPARENT_HEADER);
-      const traceparent = header !== undefined && TRACEPARENT.test(header) ? header : undefined;
-      const admitted = deps.service.admit(parsed.data, traceparent);
-      if (!admitted.ok) {
-        const { code, message } = admitted.error;
-        return c.json(errorBody(code, message), status(code));
-      }
-      const { execution, replay } = admitted.value;
-      const instanceId = deps.instanceId();
-      const ack = {
-        type: 'ack' as const,
-        request_id: parsed.data.request_id,
-        ...(instanceId === undefined ? {} : { instance_id: instanceId }),
-        ...(replay ? { replay: true } : {}),
-      };
-      const stream = invokeStream(execution, ack, callerGone);
-      // Start on the next macrotask so the ack is written before a CPU-bound handler takes the thread.
-      if (!replay) setImmediate(() => execution.start());
-      return new Response(stream, { status: 200, headers: NDJSON_HEADERS });
-    },
   );
 
   app.notFound((c) =>

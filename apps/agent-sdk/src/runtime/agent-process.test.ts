@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { a2aCall } from '../testing/a2a-call.js';
 import { type ChildAgent, spawnAgent } from '../testing/child-agent.js';
 import { FakeRegistry } from '../testing/fake-registry.js';
 
@@ -45,28 +46,8 @@ async function ready(child: ChildAgent): Promise<{ url: string; instanceId: stri
   }
 }
 
-async function invoke(
-  url: string,
-  input: unknown,
-): Promise<{ lines: Record<string, unknown>[]; ackAt: number; endAt: number }> {
-  const response = await fetch(`${url}/v1/invoke`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ request_id: `r-${Math.random().toString(36).slice(2)}`, input }),
-  });
-  const reader = response.body!.getReader();
-  let text = '';
-  let ackAt = 0;
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    text += new TextDecoder().decode(chunk.value);
-    if (ackAt === 0 && text.includes('\n')) ackAt = performance.now();
-  }
-  const lines = text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { lines, ackAt, endAt: performance.now() };
-}
+const invoke = (url: string, input: unknown) =>
+  a2aCall(url, { request_id: `r-${Math.random().toString(36).slice(2)}`, input });
 
 describe('agent processes', { timeout: 90_000 }, () => {
   it('keeps heartbeating while a CPU-bound handler blocks the main thread for 3 intervals', async () => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DeclarationInput, isReachError } from '../protocol/index.js';
+import { type DeclarationInput, isReachError, sendMessageParams } from '../protocol/index.js';
+import { a2aCall } from '../testing/a2a-call.js';
 import { FakeRegistry, freePort } from '../testing/fake-registry.js';
 import { AgentRuntime } from './agent-runtime.js';
 import type { InvokeHandler } from './invoke-context.js';
@@ -200,16 +201,18 @@ describe('AgentRuntime serving and shutdown', () => {
     });
     const { url, instanceId } = await agent.start();
     const token = fake.instances.get(instanceId)!.token;
-    const body = (id: string) => JSON.stringify({ request_id: id, input: {} });
-    const inFlight = await fetch(`${url}/v1/invoke`, { method: 'POST', body: body('before-stop') });
+    const inFlight = a2aCall(url, { request_id: 'before-stop', input: {} });
+    await expect
+      .poll(async () => ((await (await fetch(`${url}/health`)).json()) as { in_flight: number }).in_flight)
+      .toBe(1);
     const stopping = agent.stop();
     await fake.waitFor(() => fake.deletes.length === 1, 5000, 'the DELETE');
     expect(fake.deletes[0]).toMatchObject({ instanceId, auth: `Bearer ${token}` });
-    const refused = await fetch(`${url}/v1/invoke`, { method: 'POST', body: body('after-stop') });
+    const refused = await a2aCall(url, { request_id: 'after-stop', input: {} });
     expect(refused.status).toBe(503);
-    expect(await refused.json()).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(refused.body).toMatchObject({ error: { data: [{ metadata: { code: 'UNAVAILABLE' } }] } });
     release.resolve();
-    expect(await inFlight.text()).toContain('"output":"finished"');
+    expect((await inFlight).lines.at(-1)).toEqual({ type: 'result', output: 'finished' });
     await stopping;
     const beats = fake.heartbeats.length;
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -230,15 +233,18 @@ describe('AgentRuntime serving and shutdown', () => {
       },
     });
     const { url } = await agent.start();
-    const req = request(`${url}/v1/invoke`, {
+    const req = request(`${url}/a2a/jsonrpc`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
     });
     const ack = new Promise<string>((resolve) =>
       req.on('response', (res) => res.once('data', (c: Buffer) => resolve(c.toString()))),
     );
-    req.end(JSON.stringify({ request_id: 'bye', input: {} }));
-    expect(JSON.parse(await ack)).toMatchObject({ type: 'ack', request_id: 'bye' });
+    const params = sendMessageParams({ request_id: 'bye', input: {} });
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params }));
+    expect(JSON.parse((await ack).replace(/^data: /, '')).result.task.status.state).toBe(
+      'TASK_STATE_WORKING',
+    );
     await started.promise;
     req.destroy();
     await aborted.promise;

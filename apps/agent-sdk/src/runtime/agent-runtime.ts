@@ -31,7 +31,7 @@ const HEALTH: Record<Phase, HealthStatus> = {
 
 /**
  * The agent side of Agent Reach: validates the declaration, serves `/health`, the agent card and
- * `POST /v1/invoke`, registers and waits for the registry's confirmation, heartbeats from a worker
+ * the A2A bindings (JSON-RPC, HTTP+JSON), registers and waits for the registry's confirmation, heartbeats from a worker
  * thread, re-registers when the registry forgets the instance, and deregisters on stop.
  *
  * @example

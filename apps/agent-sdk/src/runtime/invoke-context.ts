@@ -1,4 +1,4 @@
-/** What a handler receives for one `POST /v1/invoke`. */
+/** What a handler receives for one call (an A2A message: one task, one execution). */
 export interface InvokeContext {
   /** The caller's request_id (also the idempotency key). */
   readonly requestId: string;

@@ -108,12 +108,8 @@ export class InvokeService {
   private operationFor(requested: string | undefined): Result<string> {
     const operations = this.deps.declaration.capabilities;
     const names = Object.keys(operations);
-    if (requested === undefined) {
-      if (names.length === 1) return ok(names[0]!);
-      return err(
-        new ReachError('BAD_REQUEST', `capability is required: this agent offers ${names.join(', ')}`),
-      );
-    }
+    // An A2A caller that does not know our extension names no operation: the first skill of the card serves it.
+    if (requested === undefined) return ok(names[0]!);
     if (Object.hasOwn(operations, requested)) return ok(requested);
     // A caller may name a catalog capability (e.g. `writing`) that one of the operations serves.
     const serving = names.find((name) => operations[name]!.serves.includes(requested));

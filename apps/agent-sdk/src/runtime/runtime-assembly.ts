@@ -71,6 +71,8 @@ export async function assemble(
     instanceId: view.instanceId,
     maxBodyBytes: options.maxBodyBytes,
     logger: options.logger,
+    clock: options.clock,
+    ledger: options.ledger,
   });
   const listener = await listen(app, options.host, options.port);
   const endpoint: Endpoint = {

@@ -2,30 +2,36 @@ import { createSocket, type Socket } from 'node:dgram';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dnsPacket, { type Answer, type Packet } from 'dns-packet';
+import { partsOf, TASK_STATE, valueOfParts } from '../protocol/a2a-wire.js';
+import { REACH_CARD_EXTENSION } from '../protocol/card.js';
 import type { InvokeRequest } from '../protocol/invoke.js';
 import type { Outcome, RouteCandidate, RouteQuery } from '../protocol/route.js';
 
-/** What a test agent's behaviour can do with one invoke. */
+/** What a test agent's behaviour can do with one call. */
 export interface InvokeExchange {
   request: InvokeRequest;
-  /** Aborts when the caller goes away before the exchange finished. */
+  /** Aborts when the caller goes away (or cancels the task) before the exchange finished. */
   signal: AbortSignal;
+  /** Opens the SSE stream with the task in WORKING (the A2A ack). */
   ack(): void;
   progress(message: string): void;
   result(output: unknown): void;
+  /** After the ack: a FAILED task carrying our code; before it: a JSON-RPC error (a refusal). */
   error(code: string, message: string, retryable: boolean): void;
   status(code: number, body: unknown): void;
   /** Kills the connection mid-stream, as a crashing process would. */
   crash(): void;
 }
 
-/** A small NDJSON agent for client tests, with a record of what it saw. */
+/** A small scripted A2A agent (JSON-RPC binding, raw SSE) for client tests, with a record of what it saw. */
 export interface TestAgent {
   port: number;
   requests: InvokeRequest[];
   traceparents: Array<string | undefined>;
   /** request_ids whose caller went away before the answer. */
   aborted: string[];
+  /** request_ids whose task got an A2A `CancelTask`. */
+  cancelled: string[];
   close(): Promise<void>;
 }
 
@@ -38,11 +44,32 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     });
   });
 
-/** Starts an agent on 127.0.0.1:0 whose `/v1/invoke` runs `behaviour`. */
+const EXT = REACH_CARD_EXTENSION;
+
+/** The call a JSON-RPC `SendStreamingMessage` carries, in our terms. */
+function callOf(params: {
+  message: { messageId: string; parts: unknown[]; metadata?: Record<string, unknown> };
+}) {
+  const reach = (params.message.metadata?.[EXT] ?? {}) as Record<string, unknown>;
+  return {
+    request_id: params.message.messageId,
+    input: valueOfParts(params.message.parts),
+    ...reach,
+  } as InvokeRequest;
+}
+
+/** Starts an agent on 127.0.0.1:0 whose A2A JSON-RPC binding (any path) runs `behaviour`. */
 export async function startTestAgent(
   behaviour: (exchange: InvokeExchange) => void | Promise<void>,
 ): Promise<TestAgent> {
-  const agent: Omit<TestAgent, 'port' | 'close'> = { requests: [], traceparents: [], aborted: [] };
+  const agent: Omit<TestAgent, 'port' | 'close'> = {
+    requests: [],
+    traceparents: [],
+    aborted: [],
+    cancelled: [],
+  };
+  const tasks = new Map<string, { requestId: string; cancel: () => void }>();
+  let nextTask = 0;
   const server = http.createServer((req, res) => {
     let text = '';
     req.setEncoding('utf8');
@@ -50,33 +77,89 @@ export async function startTestAgent(
       text += chunk;
     });
     req.on('end', () => {
-      const request = JSON.parse(text) as InvokeRequest;
+      // biome-ignore lint/suspicious/noExplicitAny: the fixture reads A2A JSON as it comes off the wire
+      const rpc = JSON.parse(text) as { id: unknown; method: string; params: any };
+      if (rpc.method === 'CancelTask') {
+        const task = tasks.get(rpc.params.id);
+        if (task) {
+          agent.cancelled.push(task.requestId);
+          task.cancel();
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: rpc.id,
+            result: { id: rpc.params.id, status: { state: TASK_STATE.canceled } },
+          }),
+        );
+        return;
+      }
+      const request = callOf(rpc.params);
       agent.requests.push(request);
       agent.traceparents.push(req.headers.traceparent as string | undefined);
       const controller = new AbortController();
+      const taskId = `task-${++nextTask}`;
+      const contextId = `ctx-${nextTask}`;
+      tasks.set(taskId, { requestId: request.request_id, cancel: () => controller.abort() });
       res.on('close', () => {
         if (!res.writableFinished) {
           agent.aborted.push(request.request_id);
           controller.abort();
         }
       });
-      const line = (value: unknown) => {
-        if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-        res.write(`${JSON.stringify(value)}\n`);
+      let acked = false;
+      const event = (result: unknown) => {
+        if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result })}\n\n`);
       };
-      const id = request.request_id;
+      const status = (state: string, message?: { text: string; metadata?: unknown }) => ({
+        statusUpdate: {
+          taskId,
+          contextId,
+          status: {
+            state,
+            ...(message
+              ? {
+                  message: {
+                    messageId: `m-${state}`,
+                    role: 'ROLE_AGENT',
+                    parts: [{ text: message.text }],
+                    metadata: message.metadata,
+                  },
+                }
+              : {}),
+          },
+        },
+      });
       void behaviour({
         request,
         signal: controller.signal,
-        ack: () => line({ type: 'ack', request_id: id }),
-        progress: (message) => line({ type: 'progress', request_id: id, message }),
+        ack: () => {
+          acked = true;
+          event({ task: { id: taskId, contextId, status: { state: TASK_STATE.working } } });
+        },
+        progress: (message) => event(status(TASK_STATE.working, { text: message })),
         result: (output) => {
-          line({ type: 'result', request_id: id, output, duration_ms: 1 });
+          event({
+            artifactUpdate: { taskId, contextId, artifact: { artifactId: 'output', parts: partsOf(output) } },
+          });
+          event(status(TASK_STATE.completed));
           res.end();
         },
         error: (code, message, retryable) => {
-          line({ type: 'error', request_id: id, code, message, retryable });
-          res.end();
+          if (acked) {
+            event(status(TASK_STATE.failed, { text: message, metadata: { [EXT]: { code, retryable } } }));
+            res.end();
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const error = {
+            code: -32603,
+            message,
+            data: [{ reason: code, domain: 'a2a-protocol.org', metadata: { code } }],
+          };
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error }));
         },
         status: (code, body) => {
           res.writeHead(code, { 'content-type': 'application/json' });

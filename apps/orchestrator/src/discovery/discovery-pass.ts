@@ -324,7 +324,9 @@ export class DiscoveryPass {
       };
     }
     const ext = extensionOf(fetched.value.card);
-    const ids = ext?.capability_ids ?? [];
+    // Anyone's A2A agent has no Reach extension: the registry mapped its skills and DNS names it under
+    // this capability, so DNS is the statement (the generic SRV lists everyone and cannot say it).
+    const ids = ext?.capability_ids ?? (source === 'generic_srv_filtered' ? [] : [capability]);
     if (!ids.includes(capability)) {
       // The generic SRV lists every agent; the card filter is how it narrows to this capability.
       if (source === 'generic_srv_filtered') return { kind: 'skipped' };
@@ -335,7 +337,8 @@ export class DiscoveryPass {
       };
     }
     const baseUrl = `http://${endpoint}`;
-    const health = await this.deps.health.health(baseUrl, this.tally);
+    // Only SDK agents serve /health; the registry probes anyone else's agent on its behalf.
+    const health = ext ? await this.deps.health.health(baseUrl, this.tally) : 'unverified';
     if (health === 'unhealthy') {
       return {
         kind: 'failed',

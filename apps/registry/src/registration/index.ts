@@ -10,7 +10,7 @@ export { unknownInstance } from './heartbeat.js';
 export { InstanceIdentities } from './instance-identities.js';
 export { type InstanceFilter, instanceView } from './instance-views.js';
 export { NameOwners } from './name-owners.js';
-export { cardUrlOf } from './register.js';
+export { cardUrlOf, type ExternalParts } from './register.js';
 export type { RegistrationDeps } from './registration-deps.js';
 
 /** The registration verbs: register, heartbeat, deregister, list, get, declarationHistory. */

@@ -35,6 +35,7 @@ export function instanceView(
     endpoint: record.endpoint,
     card_url: record.card_url,
     card_sha256: record.card_sha256,
+    ...(record.external ? { external: true } : {}),
     state,
     registered_at: iso(record.registered_at),
     last_heartbeat_at: entry.lastBeatWall === null ? null : iso(entry.lastBeatWall),

@@ -1,4 +1,5 @@
 import {
+  type A2ATarget,
   CARD_PATH,
   type Endpoint,
   isReachError,
@@ -19,6 +20,12 @@ import type { RegistrationDeps } from './registration-deps.js';
 export function cardUrlOf(endpoint: Endpoint): string {
   const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
   return `${endpoint.scheme}://${host}:${endpoint.port}${CARD_PATH}`;
+}
+
+/** What a registration by card URL adds: the card's own URL and the A2A interface to call. */
+export interface ExternalParts {
+  card_url: string;
+  a2a: A2ATarget;
 }
 
 /** Catalog capabilities that `serves` entries name but the catalog lacks (operation names are free). */
@@ -55,6 +62,7 @@ export function createRegister(deps: RegistrationDeps) {
     request: RegisterRequest,
     instanceId: string,
     tokenName: string | null,
+    external: ExternalParts | undefined,
   ): Promise<RegisterResponse> {
     const { declaration } = request;
     let isNewVersion = false;
@@ -75,8 +83,9 @@ export function createRegister(deps: RegistrationDeps) {
         agent_name: declaration.agent_name,
         declaration,
         endpoint: request.endpoint,
-        card_url: cardUrlOf(request.endpoint),
+        card_url: external?.card_url ?? cardUrlOf(request.endpoint),
         card_sha256: request.card_sha256,
+        ...(external ? { a2a: external.a2a, external: true } : {}),
         lease_token_hash: hashLeaseToken(leaseToken),
         lease_id: lease,
         registered_at: now,
@@ -135,6 +144,7 @@ export function createRegister(deps: RegistrationDeps) {
   return async function register(
     request: RegisterRequest,
     authorization?: string,
+    external?: ExternalParts,
   ): Promise<RegisterResponse> {
     try {
       const granted = authority.authorize(
@@ -155,7 +165,7 @@ export function createRegister(deps: RegistrationDeps) {
         (await previousIdIfFree(request)) ?? newInstanceId(request.declaration.agent_name, taken);
       reserved.add(instanceId);
       try {
-        const response = await commitRegistration(request, instanceId, granted.value.tokenName);
+        const response = await commitRegistration(request, instanceId, granted.value.tokenName, external);
         metrics.registrations.inc({ result: 'ok' });
         return response;
       } finally {

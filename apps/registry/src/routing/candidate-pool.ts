@@ -43,6 +43,7 @@ export class CandidatePool {
       operation: offer.operation,
       endpoint: record.endpoint,
       card_url: record.card_url,
+      ...(record.a2a ? { a2a: record.a2a } : {}),
       idempotent: isOperationIdempotent(record.declaration, offer.operation),
       declaration_version: record.declaration.version,
       state,

@@ -1,4 +1,4 @@
-import { Declaration, Endpoint } from '@agent-reach/sdk/protocol';
+import { A2ATarget, Declaration, Endpoint } from '@agent-reach/sdk/protocol';
 import { z } from 'zod';
 
 /** A live registration as stored under `/reach/instances/<id>`, bound to the instance's lease. */
@@ -9,6 +9,10 @@ export const InstanceRecord = z.object({
   endpoint: Endpoint,
   card_url: z.string(),
   card_sha256: z.string(),
+  /** Where an agent not built with the SDK takes A2A calls (absent: the SDK agent's JSON-RPC path). */
+  a2a: A2ATarget.optional(),
+  /** Registered by card URL (`POST /v1/agents/external`); the registry probes it on its behalf. */
+  external: z.boolean().optional(),
   /** sha256 (hex) of the lease token: the token itself is never stored. */
   lease_token_hash: z.string(),
   lease_id: z.string(),

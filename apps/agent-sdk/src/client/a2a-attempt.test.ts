@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../clock/index.js';
 import { behaviours, closedPort, startTestAgent, type TestAgent } from '../testing/test-agents.js';
-import { invokeAttempt } from './invoke-attempt.js';
+import { a2aAttempt } from './a2a-attempt.js';
 
 const agents: TestAgent[] = [];
 afterEach(async () => {
@@ -14,11 +14,11 @@ async function agent(behaviour: Parameters<typeof startTestAgent>[0]) {
   return started;
 }
 
-const body = JSON.stringify({ request_id: 'req-1', input: { text: 'hi' } });
+const request = { request_id: 'req-1', input: { text: 'hi' } };
 const timeouts = { connectMs: 300, ackMs: 400, executionMs: 400 };
-const at = (port: number) => ({ host: '127.0.0.1', port, scheme: 'http' as const });
+const at = (port: number) => ({ url: `http://127.0.0.1:${port}/a2a/jsonrpc`, binding: 'JSONRPC' as const });
 
-describe('invokeAttempt', () => {
+describe('a2aAttempt', () => {
   it('returns the result after ack and progress lines', async () => {
     const progress: string[] = [];
     const a = await agent(async (x) => {
@@ -26,8 +26,8 @@ describe('invokeAttempt', () => {
       x.progress('half way');
       x.result({ summary: 'ok' });
     });
-    const outcome = await invokeAttempt(at(a.port), {
-      body,
+    const outcome = await a2aAttempt(at(a.port), {
+      request,
       clock: systemClock,
       ...timeouts,
       onProgress: (line) => progress.push(line.message ?? ''),
@@ -37,14 +37,14 @@ describe('invokeAttempt', () => {
   });
 
   it('classifies nothing listening as connect, before any ack', async () => {
-    const outcome = await invokeAttempt(at(await closedPort()), { body, clock: systemClock, ...timeouts });
+    const outcome = await a2aAttempt(at(await closedPort()), { request, clock: systemClock, ...timeouts });
     expect(outcome).toMatchObject({ ok: false, failure: 'connect', acked: false });
   });
 
   it('classifies a socket that accepts and never acks as ack_timeout after the ack timeout', async () => {
     const a = await agent(behaviours.silent());
     const started = performance.now();
-    const outcome = await invokeAttempt(at(a.port), { body, clock: systemClock, ...timeouts });
+    const outcome = await a2aAttempt(at(a.port), { request, clock: systemClock, ...timeouts });
     const elapsed = performance.now() - started;
     expect(outcome).toMatchObject({ ok: false, failure: 'ack_timeout', acked: false });
     expect(elapsed).toBeGreaterThanOrEqual(390);
@@ -53,14 +53,14 @@ describe('invokeAttempt', () => {
 
   it('classifies ack then silence as execution_timeout, after the ack', async () => {
     const a = await agent(behaviours.ackThenSilent());
-    const outcome = await invokeAttempt(at(a.port), { body, clock: systemClock, ...timeouts });
+    const outcome = await a2aAttempt(at(a.port), { request, clock: systemClock, ...timeouts });
     expect(outcome).toMatchObject({ ok: false, failure: 'execution_timeout', acked: true });
   });
 
   it('lets a deadline replace the execution timeout', async () => {
     const a = await agent(behaviours.answer('late but in time', 600));
-    const outcome = await invokeAttempt(at(a.port), {
-      body,
+    const outcome = await a2aAttempt(at(a.port), {
+      request,
       clock: systemClock,
       ...timeouts,
       deadlineAt: systemClock.now() + 1500,
@@ -72,18 +72,18 @@ describe('invokeAttempt', () => {
     const five = await agent(behaviours.status(503, { code: 'UNAVAILABLE', message: 'draining' }));
     const busy = await agent(behaviours.status(429, { code: 'OVERLOADED', message: 'at capacity' }));
     const bad = await agent(behaviours.status(422, { code: 'UNKNOWN_CAPABILITY', message: 'no such op' }));
-    const options = { body, clock: systemClock, ...timeouts };
-    expect(await invokeAttempt(at(five.port), options)).toMatchObject({
+    const options = { request, clock: systemClock, ...timeouts };
+    expect(await a2aAttempt(at(five.port), options)).toMatchObject({
       failure: 'http_5xx',
       acked: false,
       status: 503,
       message: 'draining',
     });
-    expect(await invokeAttempt(at(busy.port), options)).toMatchObject({
+    expect(await a2aAttempt(at(busy.port), options)).toMatchObject({
       failure: 'overloaded',
       acked: false,
     });
-    expect(await invokeAttempt(at(bad.port), options)).toMatchObject({
+    expect(await a2aAttempt(at(bad.port), options)).toMatchObject({
       failure: 'agent_error',
       acked: false,
       code: 'UNKNOWN_CAPABILITY',
@@ -93,12 +93,12 @@ describe('invokeAttempt', () => {
   it('classifies a crash mid-stream as stream_broken after the ack, and before it when no ack came', async () => {
     const afterAck = await agent(behaviours.crashAfterAck());
     const beforeAck = await agent((x) => x.crash());
-    const options = { body, clock: systemClock, ...timeouts };
-    expect(await invokeAttempt(at(afterAck.port), options)).toMatchObject({
+    const options = { request, clock: systemClock, ...timeouts };
+    expect(await a2aAttempt(at(afterAck.port), options)).toMatchObject({
       failure: 'stream_broken',
       acked: true,
     });
-    expect(await invokeAttempt(at(beforeAck.port), options)).toMatchObject({
+    expect(await a2aAttempt(at(beforeAck.port), options)).toMatchObject({
       failure: 'stream_broken',
       acked: false,
     });
@@ -110,25 +110,25 @@ describe('invokeAttempt', () => {
       x.error('VALIDATION_FAILED', 'bad input', false);
     });
     const busy = await agent((x) => x.error('OVERLOADED', 'busy', true));
-    const options = { body, clock: systemClock, ...timeouts };
-    expect(await invokeAttempt(at(failing.port), options)).toMatchObject({
+    const options = { request, clock: systemClock, ...timeouts };
+    expect(await a2aAttempt(at(failing.port), options)).toMatchObject({
       failure: 'agent_error',
       acked: true,
       code: 'VALIDATION_FAILED',
       retryable: false,
     });
-    expect(await invokeAttempt(at(busy.port), options)).toMatchObject({
+    expect(await a2aAttempt(at(busy.port), options)).toMatchObject({
       failure: 'overloaded',
       acked: false,
     });
   });
 
-  it('aborting the signal cancels the attempt and the agent sees its caller go away', async () => {
+  it('aborting the signal sends A2A CancelTask and the agent sees its caller go away', async () => {
     const a = await agent(behaviours.answer('too late', 5000));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const outcome = await invokeAttempt(at(a.port), {
-      body,
+    const outcome = await a2aAttempt(at(a.port), {
+      request,
       clock: systemClock,
       ...timeouts,
       executionMs: 10_000,
@@ -136,6 +136,14 @@ describe('invokeAttempt', () => {
     });
     expect(outcome).toMatchObject({ ok: false, failure: 'cancelled', acked: true });
     await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(a.cancelled).toEqual(['req-1']);
     expect(a.aborted).toEqual(['req-1']);
+  });
+
+  it('cancels the task at the agent on an execution timeout', async () => {
+    const a = await agent(behaviours.ackThenSilent());
+    const outcome = await a2aAttempt(at(a.port), { request, clock: systemClock, ...timeouts });
+    expect(outcome).toMatchObject({ ok: false, failure: 'execution_timeout', acked: true });
+    await expect.poll(() => a.cancelled).toEqual(['req-1']);
   });
 });

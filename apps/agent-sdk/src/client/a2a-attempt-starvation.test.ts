@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../testing/manual-clock.js';
 import { startTestAgent, type TestAgent } from '../testing/test-agents.js';
-import { type AttemptOutcome, invokeAttempt } from './invoke-attempt.js';
+import { type AttemptOutcome, a2aAttempt } from './a2a-attempt.js';
 
 // These tests starve the loop on purpose (a synchronous busy wait) and fire the attempt's timers by
 // hand where a starved loop would: in the timers phase, before the poll that reads the finished I/O.
@@ -11,9 +11,9 @@ afterEach(async () => {
   await Promise.all(agents.splice(0).map((agent) => agent.close()));
 });
 
-const body = JSON.stringify({ request_id: 'req-1', input: { text: 'hi' } });
+const request = { request_id: 'req-1', input: { text: 'hi' } };
 const timeouts = { connectMs: 300, ackMs: 400, executionMs: 400 };
-const at = (port: number) => ({ host: '127.0.0.1', port, scheme: 'http' as const });
+const at = (port: number) => ({ url: `http://127.0.0.1:${port}/a2a/jsonrpc`, binding: 'JSONRPC' as const });
 
 function starve(ms: number): void {
   const end = performance.now() + ms;
@@ -22,7 +22,7 @@ function starve(ms: number): void {
   }
 }
 
-describe('invokeAttempt under CPU starvation', () => {
+describe('a2aAttempt under CPU starvation', () => {
   it('does not call a connect that completed while the loop was starved a connect failure', async () => {
     const agent = await startTestAgent((x) => {
       x.ack();
@@ -33,7 +33,7 @@ describe('invokeAttempt under CPU starvation', () => {
     const outcome = await new Promise<AttemptOutcome>((resolve) => {
       // Started in the check phase, the next phases are timers and then poll, as after a starved turn.
       setImmediate(() => {
-        void invokeAttempt(at(agent.port), { body, clock, ...timeouts }).then(resolve);
+        void a2aAttempt(at(agent.port), { request, clock, ...timeouts }).then(resolve);
         // Node issues connect() on a nextTick; after it, the loopback handshake finishes in the kernel
         // while the loop spins, and the connect timer fires before the poll that would report it.
         process.nextTick(() => {
@@ -59,7 +59,7 @@ describe('invokeAttempt under CPU starvation', () => {
       x.result('ok');
     });
     agents.push(agent);
-    const outcome = await invokeAttempt(at(agent.port), { body, clock, ...timeouts });
+    const outcome = await a2aAttempt(at(agent.port), { request, clock, ...timeouts });
     expect(outcome).toMatchObject({ ok: true, output: 'ok', acked: true });
   });
 
@@ -71,7 +71,7 @@ describe('invokeAttempt under CPU starvation', () => {
     });
     const agent = await startTestAgent(() => seen());
     agents.push(agent);
-    const pending = invokeAttempt(at(agent.port), { body, clock, ...timeouts });
+    const pending = a2aAttempt(at(agent.port), { request, clock, ...timeouts });
     await requested;
     clock.advance(timeouts.ackMs);
     expect(await pending).toMatchObject({ ok: false, failure: 'ack_timeout', acked: false });
