@@ -18,7 +18,7 @@ export interface ConsoleConfig {
   logLevel: string;
   /** Bearer token the CLI sends to the orchestrator's mutating routes (`REACH_API_TOKEN` or `orchestrator.api_token`). */
   apiToken: string | null;
-  /** Token `reach verify` registers its faulty agent with (`REACH_REGISTRY_TOKEN`); null: open registry. */
+  /** Registry write token (`REACH_REGISTRY_TOKEN`): `reach verify` registers its faulty agent with it, `reach register --card` sends it; null: open registry. */
   registryToken: string | null;
   /** Idle/header timeouts, connection cap and keep-alive limit of the console server (`console.connections`). */
   connections: ConnectionLimits;

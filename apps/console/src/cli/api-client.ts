@@ -3,6 +3,8 @@ import {
   type DeclarationHistoryEntry,
   ERROR_CODES,
   type ErrorCode,
+  type ExternalAgentRequest,
+  type ExternalAgentResponse,
   type InstanceView,
   ReachError,
   type RouteQueryInput,
@@ -17,6 +19,8 @@ export interface ApiClientOptions {
   orchestratorUrl: string;
   /** Sent as `Authorization: Bearer` to the orchestrator's mutating routes. */
   apiToken?: string | null;
+  /** Sent as `Authorization: Bearer` to the registry's writes (`POST /v1/agents/external`). */
+  registryToken?: string | null;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
 }
@@ -62,6 +66,8 @@ export class ApiClient {
     const headers = new Headers(init.headers);
     if (api === 'orchestrator' && this.options.apiToken && init.method !== undefined && init.method !== 'GET')
       headers.set('authorization', `Bearer ${this.options.apiToken}`);
+    if (api === 'registry' && this.options.registryToken && path === '/v1/agents/external')
+      headers.set('authorization', `Bearer ${this.options.registryToken}`);
     let res: Response;
     try {
       res = await this.fetch(`${base.replace(/\/+$/, '')}${path}`, { ...init, headers });
@@ -112,6 +118,11 @@ export class ApiClient {
   /** `POST /v1/route`. */
   route(query: RouteQueryInput): Promise<RouteResponse> {
     return this.post('registry', '/v1/route', query);
+  }
+
+  /** `POST /v1/agents/external`: registers anyone's A2A agent by its card URL. */
+  registerExternal(request: ExternalAgentRequest): Promise<ExternalAgentResponse> {
+    return this.post('registry', '/v1/agents/external', request);
   }
 
   /** `GET /v1/conflicts`. */

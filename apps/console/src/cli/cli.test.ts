@@ -73,6 +73,54 @@ describe('reach CLI arguments', () => {
     expect(r.out).toMatch(/1\s+summarizer-v2-1a2b\s+summarizer-v2\s+healthy\s+0\.810/);
   });
 
+  it('registers an A2A agent by card URL with skill mappings and the registry token', async () => {
+    const answer = {
+      instance_id: 'upper-echo-1a2b',
+      agent_name: 'upper-echo',
+      capabilities: { 'upper-echo': 'writing' },
+      card_url: 'http://10.0.0.7:9000/.well-known/agent-card.json',
+      card_sha256: 'x'.repeat(43),
+      a2a: { url: 'http://10.0.0.7:9000/a2a/jsonrpc', binding: 'JSONRPC' },
+      declaration_version: 'card-0123456789abcdef',
+      probe_interval_ms: 5000,
+      lease_token: 'lease',
+    };
+    const argv = [
+      'register',
+      '--card',
+      answer.card_url,
+      '--map',
+      'upper-echo=writing',
+      '--name',
+      'upper-echo',
+    ];
+    const r = await run(
+      argv,
+      { 'POST /v1/agents/external': json(answer, 201) },
+      { ...ENV, REACH_REGISTRY_TOKEN: 'reg-token' },
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.calls[0]!.url).toBe('http://registry.test:8701/v1/agents/external');
+    expect(r.calls[0]!.headers.get('authorization')).toBe('Bearer reg-token');
+    expect(JSON.parse(r.calls[0]!.body!)).toEqual({
+      card_url: answer.card_url,
+      capabilities: { 'upper-echo': 'writing' },
+      agent_name: 'upper-echo',
+    });
+    expect(r.out).toContain('upper-echo → writing');
+    expect(r.out).toContain('JSONRPC http://10.0.0.7:9000/a2a/jsonrpc');
+    for (const bad of [['register'], ['register', '--card', 'x', '--map', 'nothing']]) {
+      const refused = await run(bad);
+      expect(refused.code, bad.join(' ')).toBe(2);
+      expect(refused.calls).toHaveLength(0);
+    }
+    const unreachable = await run(['register', '--card', answer.card_url], {
+      'POST /v1/agents/external': json({ code: 'CARD_UNREACHABLE', message: 'card … is unreachable' }, 422),
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.err).toContain('CARD_UNREACHABLE');
+  });
+
   it('refuses a latency that is not a duration before calling', async () => {
     const r = await run(['route', 'summarize', '--max-latency', 'fast']);
     expect(r.code).toBe(2);

@@ -49,6 +49,7 @@ export async function cli(
           ? config.orchestratorUrl
           : flagUrl(parsed.orchestratorUrl, 'orchestrator'),
       apiToken: config.apiToken,
+      registryToken: config.registryToken,
       ...(io.fetch ? { fetch: io.fetch } : {}),
     });
     const registryUrl =

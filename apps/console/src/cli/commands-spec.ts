@@ -55,6 +55,28 @@ export const COMMANDS = {
     summary: 'ask the registry which agents would serve a need, with score breakdowns',
   },
   conflicts: { args: [], options: {}, usage: 'reach conflicts', summary: 'overlapping declarations' },
+  register: {
+    args: [],
+    options: {
+      card: text,
+      map: { type: 'string', multiple: true },
+      name: text,
+      domain: text,
+      idempotent: { type: 'boolean' },
+    },
+    usage:
+      'reach register --card <card URL> [--map skill=capability]... [--name n] [--domain d] [--idempotent]',
+    summary: "register anyone's A2A agent by its card URL; the registry probes it on its behalf",
+    details: [
+      '--card URL              the agent card (A2A v1.0), e.g. http://10.0.0.7:9000/.well-known/agent-card.json',
+      '--map skill=capability  publish that skill under that capability (repeatable); without it every skill',
+      '                        whose id is a capability id is published',
+      '--name, --domain        the agent name (default: the card name as a DNS label) and domain (default external)',
+      '--idempotent            calls may be re-sent elsewhere after the agent acknowledged them',
+      'The registry token comes from REACH_REGISTRY_TOKEN.',
+    ],
+    read: false,
+  },
   zone: {
     args: [],
     options: { output: { type: 'string', short: 'o' } },

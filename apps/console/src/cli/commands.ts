@@ -1,5 +1,5 @@
 import { rename, writeFile } from 'node:fs/promises';
-import { parseDuration, type RouteQueryInput } from '@agent-reach/sdk/protocol';
+import { type ExternalAgentRequest, parseDuration, type RouteQueryInput } from '@agent-reach/sdk/protocol';
 import type { ApiClient } from './api-client.js';
 import { intOption, type ParsedArgs } from './args.js';
 import {
@@ -7,6 +7,7 @@ import {
   formatAgents,
   formatConflicts,
   formatDeclarations,
+  formatExternal,
   formatRoute,
   formatRoutingStats,
 } from './format-registry.js';
@@ -77,6 +78,27 @@ function latencySeconds(value: string | boolean | undefined): number | undefined
       `--max-latency must be seconds or a duration like 2s or 1500ms, got ${JSON.stringify(value)}`,
     );
   return seconds;
+}
+
+/** The body of `POST /v1/agents/external` from `reach register`'s options. */
+export function externalRequestOf(cmd: Command): ExternalAgentRequest {
+  const o = cmd.options;
+  if (typeof o.card !== 'string') throw new UsageError('--card <card URL> is required');
+  const request: ExternalAgentRequest = { card_url: o.card };
+  const maps = Array.isArray(o.map) ? o.map.map(String) : typeof o.map === 'string' ? [o.map] : [];
+  if (maps.length > 0) {
+    const capabilities: Record<string, string> = {};
+    for (const entry of maps) {
+      const at = entry.lastIndexOf('=');
+      if (at <= 0 || at === entry.length - 1) throw new UsageError(`--map ${entry}: give skill=capability`);
+      capabilities[entry.slice(0, at)] = entry.slice(at + 1);
+    }
+    request.capabilities = capabilities;
+  }
+  if (typeof o.name === 'string') request.agent_name = o.name;
+  if (typeof o.domain === 'string') request.domain = o.domain;
+  if (o.idempotent === true) request.idempotent = true;
+  return request;
 }
 
 /** The route query `reach route` sends. */
@@ -162,6 +184,9 @@ export async function runCommand(cmd: Command, deps: CommandDeps): Promise<numbe
       return 0;
     case 'conflicts':
       show(await api.conflicts(), formatConflicts);
+      return 0;
+    case 'register':
+      show(await api.registerExternal(externalRequestOf(cmd)), formatExternal);
       return 0;
     case 'zone': {
       const zone = await api.zone();

@@ -1,6 +1,7 @@
 import type {
   ConflictView,
   DeclarationHistoryEntry,
+  ExternalAgentResponse,
   InstanceView,
   RouteResponse,
   RoutingStats,
@@ -101,6 +102,25 @@ export function formatRoute(route: RouteResponse): string {
     route.cached ? '(from the route cache)' : null,
   ].filter((n) => n !== null);
   return [table, ...notes].join('\n');
+}
+
+/** `reach register --card`: what the registry published and how it keeps the agent alive. */
+export function formatExternal(r: ExternalAgentResponse): string {
+  return formatFields([
+    ['instance', r.instance_id],
+    ['agent', r.agent_name],
+    [
+      'capabilities',
+      Object.entries(r.capabilities)
+        .map(([skill, cap]) => `${skill} → ${cap}`)
+        .join(', '),
+    ],
+    ['calls', `${r.a2a.binding} ${r.a2a.url}`],
+    ['card', `${r.card_url} (sha256 ${r.card_sha256})`],
+    ['declaration', r.declaration_version],
+    ['probed every', `${r.probe_interval_ms} ms (a failed probe is a missed heartbeat)`],
+    ['lease token', r.lease_token],
+  ]);
 }
 
 /** `reach conflicts`. */
