@@ -221,6 +221,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/external": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register anyone's A2A agent by its card URL
+         * @description Fetches the A2A v1.0 card (3 s, 256 KiB, no redirects), maps its skills to capability ids, registers it under a lease and probes the card every heartbeat interval on its behalf: the same bytes are a heartbeat, no answer is a missed one, a changed card drops the agent from DNS (docs/calling.md).
+         */
+        post: operations["postV1AgentsExternal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -277,6 +297,7 @@ export interface operations {
                             };
                             card_url: string;
                             card_sha256: string;
+                            external?: boolean;
                             /** @enum {string} */
                             state: "healthy" | "suspect" | "unavailable" | "deregistered";
                             registered_at: string;
@@ -353,6 +374,7 @@ export interface operations {
                         capabilities: {
                             [key: string]: {
                                 description?: string;
+                                examples?: string[];
                                 /** @default [] */
                                 input?: string[];
                                 /** @default [] */
@@ -800,6 +822,7 @@ export interface operations {
                         };
                         card_url: string;
                         card_sha256: string;
+                        external?: boolean;
                         /** @enum {string} */
                         state: "healthy" | "suspect" | "unavailable" | "deregistered";
                         registered_at: string;
@@ -1021,6 +1044,7 @@ export interface operations {
                                 capabilities: {
                                     [key: string]: {
                                         description?: string;
+                                        examples?: string[];
                                         /** @default [] */
                                         input: string[];
                                         /** @default [] */
@@ -1310,6 +1334,12 @@ export interface operations {
                                 alpn: string[];
                             };
                             card_url: string;
+                            a2a?: {
+                                /** Format: uri */
+                                url: string;
+                                /** @enum {string} */
+                                binding: "JSONRPC" | "HTTP+JSON";
+                            };
                             idempotent: boolean;
                             declaration_version: string;
                             /** @enum {string} */
@@ -1709,6 +1739,196 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "INTERNAL";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postV1AgentsExternal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <registry token>` when the registry requires one. */
+                authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    card_url: string;
+                    capabilities?: {
+                        [key: string]: string;
+                    };
+                    agent_name?: string;
+                    domain?: string;
+                    idempotent?: boolean;
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Registered and probed: instance id, published capabilities, the A2A interface. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        instance_id: string;
+                        agent_name: string;
+                        capabilities: {
+                            [key: string]: string;
+                        };
+                        card_url: string;
+                        card_sha256: string;
+                        a2a: {
+                            /** Format: uri */
+                            url: string;
+                            /** @enum {string} */
+                            binding: "JSONRPC" | "HTTP+JSON";
+                        };
+                        declaration_version: string;
+                        probe_interval_ms: number;
+                        lease_token: string;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "CONFLICT";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CARD_UNREACHABLE, CARD_INVALID, CARD_TOO_LARGE, NO_USABLE_SKILL, UNKNOWN_CAPABILITY */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "CARD_UNREACHABLE" | "CARD_INVALID" | "CARD_TOO_LARGE" | "NO_USABLE_SKILL" | "UNKNOWN_CAPABILITY";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "STORE_UNAVAILABLE";
                         message: string;
                         requestId?: string;
                         data?: {

@@ -13,6 +13,8 @@ import {
   ConflictView,
   DailyConflictReport,
   DeclarationHistoryEntry,
+  ExternalAgentRequest,
+  ExternalAgentResponse,
   HeartbeatRequest,
   HeartbeatResponse,
   InstanceState,
@@ -61,6 +63,34 @@ export const ConflictsQuery = z
   .strict();
 
 export const DOCS = {
+  registerExternal: describeRoute({
+    tags: ['agents'],
+    summary: "Register anyone's A2A agent by its card URL",
+    description:
+      'Fetches the A2A v1.0 card (3 s, 256 KiB, no redirects), maps its skills to capability ids, registers ' +
+      'it under a lease and probes the card every heartbeat interval on its behalf: the same bytes are a ' +
+      'heartbeat, no answer is a missed one, a changed card drops the agent from DNS (docs/calling.md).',
+    parameters: [registryToken],
+    requestBody: jsonBody(ExternalAgentRequest),
+    responses: {
+      201: jsonResponse(
+        'Registered and probed: instance id, published capabilities, the A2A interface.',
+        ExternalAgentResponse,
+      ),
+      ...errorResponses(
+        ...body,
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'CARD_UNREACHABLE',
+        'CARD_INVALID',
+        'CARD_TOO_LARGE',
+        'NO_USABLE_SKILL',
+        'CONFLICT',
+        'UNKNOWN_CAPABILITY',
+        'STORE_UNAVAILABLE',
+      ),
+    },
+  }),
   register: describeRoute({
     tags: ['agents'],
     summary: 'Register an agent instance',

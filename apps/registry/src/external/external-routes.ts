@@ -1,5 +1,6 @@
 import { ExternalAgentRequest } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
+import { DOCS } from '../api/route-docs.js';
 import { requestHeader } from '../http/node-incoming.js';
 import { readJson } from '../http/read-json.js';
 import { parseOrThrow } from '../http/validation.js';
@@ -8,7 +9,7 @@ import type { ExternalAgents } from './external-agents.js';
 /** `POST /v1/agents/external`: validate, register by card URL, answer 201. */
 export function externalRoutes(external: ExternalAgents): Hono {
   const app = new Hono();
-  app.post('/v1/agents/external', async (c) => {
+  app.post('/v1/agents/external', DOCS.registerExternal, async (c) => {
     const request = parseOrThrow(ExternalAgentRequest, await readJson(c), 'external agent');
     return c.json(await external.register(request, requestHeader(c, 'authorization')), 201);
   });
