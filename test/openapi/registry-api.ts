@@ -368,12 +368,17 @@ export interface operations {
                         agent_name: string;
                         /** @default 1 */
                         version?: string;
+                        /** @description Why this version differs from the previous one; required for every version after the first. */
                         change_reason?: string;
                         description?: string;
                         domain: string;
                         capabilities: {
                             [key: string]: {
+                                /** @description What the operation does, in the words users use: planners match tasks against it. */
                                 description?: string;
+                                /** @description Keywords planners match tasks against (A2A skill tags), any language. */
+                                tags?: string[];
+                                /** @description Sample requests this operation answers (A2A skill examples), any language. */
                                 examples?: string[];
                                 /** @default [] */
                                 input?: string[];
@@ -385,7 +390,10 @@ export interface operations {
                                     response_time_sec?: number;
                                     output_formats?: string[];
                                 };
-                                /** @default [] */
+                                /**
+                                 * @description Built-in or configured catalog capabilities this operation serves, e.g. writing.
+                                 * @default []
+                                 */
                                 serves?: string[];
                                 idempotent?: boolean;
                             };
@@ -1038,12 +1046,17 @@ export interface operations {
                                 agent_name: string;
                                 /** @default 1 */
                                 version: string;
+                                /** @description Why this version differs from the previous one; required for every version after the first. */
                                 change_reason?: string;
                                 description?: string;
                                 domain: string;
                                 capabilities: {
                                     [key: string]: {
+                                        /** @description What the operation does, in the words users use: planners match tasks against it. */
                                         description?: string;
+                                        /** @description Keywords planners match tasks against (A2A skill tags), any language. */
+                                        tags?: string[];
+                                        /** @description Sample requests this operation answers (A2A skill examples), any language. */
                                         examples?: string[];
                                         /** @default [] */
                                         input: string[];
@@ -1055,7 +1068,10 @@ export interface operations {
                                             response_time_sec?: number;
                                             output_formats?: string[];
                                         };
-                                        /** @default [] */
+                                        /**
+                                         * @description Built-in or configured catalog capabilities this operation serves, e.g. writing.
+                                         * @default []
+                                         */
                                         serves: string[];
                                         idempotent?: boolean;
                                     };
