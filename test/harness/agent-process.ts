@@ -33,6 +33,8 @@ export interface AgentReady {
 export interface AgentProcessOptions {
   /** A TypeScript or JavaScript entry built on `AgentRuntime`, run under `node --import tsx`. */
   script: string;
+  /** The whole command line instead (e.g. `python3 agent.py` for a Python agent). @default node --import tsx <script> */
+  command?: readonly string[];
   registryUrl: string;
   registryToken?: string;
   /** More environment for the agent (e.g. a fixture's knobs). */
@@ -68,7 +70,8 @@ export class AgentProcess {
       ...options.env,
     };
     if (options.registryToken !== undefined) env.REACH_REGISTRY_TOKEN = options.registryToken;
-    const child = spawn(process.execPath, ['--import', 'tsx', options.script], {
+    const [program, ...args] = options.command ?? [process.execPath, '--import', 'tsx', options.script];
+    const child = spawn(program!, args, {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
