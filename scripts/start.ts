@@ -13,6 +13,7 @@ const USAGE = `usage: pnpm start [options]
   --registry-port N      --orchestrator-port N  --dns-port N  --console-port N  (override one)
   --data DIR             the embedded store and trace database (default ./data)
   --no-demo              no demo agents and no sample run
+  --python-demo          the sample summarizer, translator and fallback-summarizer from the Python SDK
   --cluster              the production shape: 3 etcd members, 2 registries, 2 orchestrators on
                          Postgres (DATABASE_URL), console, demo agents (docs/cluster.md)
   -h, --help             this help`;
@@ -34,6 +35,7 @@ function parseFlags() {
       'console-port': { type: 'string' },
       data: { type: 'string' },
       'no-demo': { type: 'boolean' },
+      'python-demo': { type: 'boolean' },
       cluster: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -140,6 +142,10 @@ const agents: ServiceSpec[] = DEMO
       ...SAMPLE_AGENTS.map((name) => ({
         name: `agent:${name}`,
         args: [`apps/agent-sdk/examples/${name}/main.ts`],
+        // --python-demo: the seed's three samples from the Python SDK instead (seed article 4.1).
+        ...(flags['python-demo']
+          ? { command: ['python3', `apps/agent-sdk-python/examples/${name.replaceAll('-', '_')}.py`] }
+          : {}),
         env: agentEnv,
         restart: true,
       })),

@@ -10,7 +10,13 @@ const EXIT_WITH_PARENT = new URL('./exit-with-parent.mjs', import.meta.url).href
 /** One child process the start script runs; its output is turned into log records named after it. */
 export interface ServiceSpec {
   name: string;
+  /** A TypeScript entry and its arguments, run under node with tsx. */
   args: string[];
+  /**
+   * The whole command line of a child that is not TypeScript (e.g. `python3 agent.py`) instead; it gets
+   * the same IPC channel (`NODE_CHANNEL_FD`) and must stop itself when it closes, as the Python SDK does.
+   */
+  command?: string[];
   env?: Record<string, string>;
   /** URL that answers 2xx once the process is ready. */
   readyUrl?: string;
@@ -77,7 +83,15 @@ export class Supervisor {
   }
 
   start(spec: ServiceSpec): ChildProcess {
-    const child = spawn(process.execPath, ['--import', EXIT_WITH_PARENT, '--import', 'tsx', ...spec.args], {
+    const [program, ...args] = spec.command ?? [
+      process.execPath,
+      '--import',
+      EXIT_WITH_PARENT,
+      '--import',
+      'tsx',
+      ...spec.args,
+    ];
+    const child = spawn(program!, args, {
       env: { ...process.env, ...spec.env },
       // The 'ipc' channel's closing tells the child that we are gone; it also carries the stop order.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

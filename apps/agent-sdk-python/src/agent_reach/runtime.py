@@ -30,6 +30,7 @@ from .log import Logger
 from .registry_client import RegistryClient, Registration
 from .server import AgentServer
 from .service import InvokeService
+from .supervised import watch_supervisor
 
 
 class AgentRuntime:
@@ -96,6 +97,7 @@ class AgentRuntime:
         deregisters and exits 0. A bad declaration or a refused registration prints why and exits 1."""
         signal.signal(signal.SIGTERM, self._on_signal)
         signal.signal(signal.SIGINT, self._on_signal)
+        watch_supervisor(self._stop_event, self.logger)
         try:
             ready = self.start_background()
         except ReachError as error:
@@ -176,6 +178,9 @@ class AgentRuntime:
             "endpoint": {"host": self.host, "port": self._server.server_port, "scheme": "http", "alpn": ["http/1.1"]},
             "card_sha256": self.card.sha256,
         }
+        if previous is not None:
+            # After a lost lease: ask for the old id back, so routing history and metrics carry over.
+            request["previous"] = {"instance_id": previous.instance_id, "lease_token": previous.lease_token}
         return request
 
     def _register_until_confirmed(self, previous: Registration | None) -> Registration | None:
