@@ -2,9 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Declaration } from '@agent-reach/sdk/protocol';
+import { declarationJsonSchema } from '@agent-reach/sdk/protocol';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { REPO_ROOT } from '../harness/registry-process.js';
 
 const PACKAGE = join(REPO_ROOT, 'apps/agent-sdk-python');

@@ -30,18 +30,19 @@ def build_agent_card(declaration: dict, host: str, port: int, scheme: str = "htt
     }
     skills = []
     for op_id, op in declaration["capabilities"].items():
-        skills.append(
-            {
-                "id": op_id,
-                "name": op_id,
-                "description": op.get("description")
-                or f"{op_id}: {', '.join(op.get('input', []))} -> {', '.join(op.get('output', []))}",
-                "tags": [declaration["domain"], *op.get("serves", [])],
-                "examples": op.get("examples", []),
-                "inputModes": _MODES,
-                "outputModes": _MODES,
-            }
-        )
+        skill = {
+            "id": op_id,
+            "name": op_id,
+            "description": op.get("description")
+            or f"{op_id}: {', '.join(op.get('input', []))} -> {', '.join(op.get('output', []))}",
+            # The domain, what it serves and its own tags, each once (the live catalog ranks this text).
+            "tags": list(dict.fromkeys([declaration["domain"], *op.get("serves", []), *op.get("tags", [])])),
+            "inputModes": _MODES,
+            "outputModes": _MODES,
+        }
+        if op.get("examples"):
+            skill["examples"] = op["examples"]
+        skills.append(skill)
     return {
         "name": declaration["agent_name"],
         "description": declaration.get("description") or f"{declaration['agent_name']} ({declaration['domain']})",

@@ -15,7 +15,7 @@ _KNOWN = {
     "$schema", "type", "properties", "required", "additionalProperties", "propertyNames", "pattern",
     "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "items",
     "minItems", "maxItems", "enum", "const", "default", "description", "minProperties", "maxProperties",
-    "anyOf", "title",
+    "anyOf", "title", "$id",
 }  # fmt: skip
 
 

@@ -78,9 +78,7 @@ export const Declaration = z
     capabilities: z
       .record(CapabilityId, Operation)
       .refine((ops) => Object.keys(ops).length > 0, 'declare at least one capability')
-      .refine((ops) => Object.keys(ops).length <= 32, 'at most 32 capabilities per agent')
-      // The same bounds for the published JSON Schema (refinements do not travel there).
-      .meta({ minProperties: 1, maxProperties: 32 }),
+      .refine((ops) => Object.keys(ops).length <= 32, 'at most 32 capabilities per agent'),
     /** A routing weight from 0 to 100, never a veto (seed article 6.2). */
     priority: z.number().int().min(0).max(100).default(50),
     idempotent: z.boolean().default(false),
