@@ -8,10 +8,10 @@ import { pollUntil } from '../harness/child-output.js';
 import { REPO_ROOT } from '../harness/registry-process.js';
 import { type System, startSystem } from '../orchestrator/system.js';
 
-const TS_SUMMARIZER = join(REPO_ROOT, 'apps/agent-sdk/examples/summarizer-v2/main.ts');
-const PY_SUMMARIZER = join(REPO_ROOT, 'apps/agent-sdk-python/examples/summarizer_v2.py');
-const TASK =
-  'Summarize this text: Agents register their capabilities and heartbeat. Callers find them through DNS. The orchestrator runs a DAG of calls.';
+// The conformance probe in each SDK: the same declaration (`echo`), so both are candidates for one node.
+const TS_PROBE = join(REPO_ROOT, 'test/conformance/fixtures/probe-agent.ts');
+const PY_PROBE = join(REPO_ROOT, 'test/conformance/fixtures/probe_agent.py');
+const TASK = 'Echo the value back after sleeping: ping';
 
 describe('a mixed fleet: Python and TypeScript agents serve the same capability', () => {
   let system: System;
@@ -19,7 +19,7 @@ describe('a mixed fleet: Python and TypeScript agents serve the same capability'
   let typescript: AgentProcess;
 
   beforeAll(async () => {
-    system = await startSystem({ agents: [] });
+    system = await startSystem({ agents: [{ key: 'synthesis' }] });
     const agent = (script: string, command?: string[]) =>
       AgentProcess.spawn({
         script,
@@ -27,8 +27,8 @@ describe('a mixed fleet: Python and TypeScript agents serve the same capability'
         registryUrl: system.registry.url,
         registryToken: system.token,
       });
-    typescript = agent(TS_SUMMARIZER);
-    python = agent(PY_SUMMARIZER, ['python3', PY_SUMMARIZER]);
+    typescript = agent(TS_PROBE);
+    python = agent(PY_PROBE, ['python3', PY_PROBE]);
     await Promise.all([typescript.heartbeating(), python.heartbeating()]);
   }, 120_000);
   afterAll(async () => {
@@ -36,7 +36,7 @@ describe('a mixed fleet: Python and TypeScript agents serve the same capability'
     await system?.stop();
   });
 
-  it("shares the orchestrator's summarize calls between the Python and the TypeScript instance", async () => {
+  it("shares the orchestrator's calls of one capability between the Python and the TypeScript instance", async () => {
     const py = (await python.listed())!.instance_id;
     const ts = (await typescript.listed())!.instance_id;
     const served = new Map<string, number>();
@@ -44,8 +44,11 @@ describe('a mixed fleet: Python and TypeScript agents serve the same capability'
       const run = await system.api.run(`${TASK} (${i})`);
       expect(run.status, run.summary).toBe('ok');
       const trace = await system.api.trace(run.trace_id);
-      const node = trace.nodes.find((n) => n.capability === 'summarize');
-      expect(node, JSON.stringify(trace.plan)).toMatchObject({ status: 'succeeded', agent: 'summarizer-v2' });
+      const node = trace.nodes.find((n) => n.capability === 'echo');
+      expect(node, JSON.stringify(trace.plan)).toMatchObject({
+        status: 'succeeded',
+        agent: 'conformance-probe',
+      });
       const instance = (node as { instance_id?: string | null }).instance_id ?? '';
       served.set(instance, (served.get(instance) ?? 0) + 1);
     }
@@ -61,7 +64,7 @@ describe('a mixed fleet: Python and TypeScript agents serve the same capability'
     const gone = performance.now();
     await pollUntil(
       async () => {
-        const srv = await dig(system.registry.dnsPort, '_summarize._tcp.agents.internal', 'SRV', '+short');
+        const srv = await dig(system.registry.dnsPort, '_echo._tcp.agents.internal', 'SRV', '+short');
         const a = await dig(system.registry.dnsPort, host, 'A', '+short');
         return !srv.includes(host) && a.trim() === '' ? true : undefined;
       },
@@ -71,7 +74,7 @@ describe('a mixed fleet: Python and TypeScript agents serve the same capability'
     );
     // The registry's default lease is 15 s (heartbeat_timeout), plus one sweep.
     expect(performance.now() - gone).toBeLessThan(15_000 + 6_000);
-    const srv = await dig(system.registry.dnsPort, '_summarize._tcp.agents.internal', 'SRV', '+short');
+    const srv = await dig(system.registry.dnsPort, '_echo._tcp.agents.internal', 'SRV', '+short');
     expect(srv).toContain((await typescript.listed())!.instance_id);
   }, 60_000);
 });
