@@ -69,6 +69,30 @@ describe('StormGuard', () => {
     for (const entry of table.values()) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
   });
 
+  it('keeps the lease of an instance held after the others at once, not at their next round', async () => {
+    const entries = [...table.values()];
+    // a-0005 heartbeats once more at 1 s (its lease now ends at 16 s); a-0006 and a-0007 keep talking.
+    clock.advance(1000);
+    table.beat(entries[5]!, entries[5]!.load);
+    expect((await store.keepAlive(entries[5]!.leaseId)).ok).toBe(true);
+    for (let t = 1000; t < 7000; t += 1000) {
+      for (const entry of entries.slice(6)) table.beat(entry, entry.load);
+      if (t === 6000) {
+        await guard.tick();
+        expect(guard.phase).toBe('holding');
+        expect(guard.heldIds()).toHaveLength(5);
+      }
+      clock.advance(1000);
+    }
+    // 7 s: a-0005 falls silent and joins the hold, one second after the others' leases were kept.
+    for (const entry of entries.slice(6)) table.beat(entry, entry.load);
+    await guard.tick();
+    expect(guard.heldIds()).toContain('a-0005');
+    // No sweep until past a-0005's own lease end: its lease was kept when it was held.
+    clock.advance(9500);
+    for (const entry of entries.slice(0, 6)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
+  });
+
   it('does nothing below min_instances or below the threshold', async () => {
     for (const entry of [...table.values()].slice(0, 7)) table.beat(entry, entry.load);
     for (let s = 0; s < 8; s++) {

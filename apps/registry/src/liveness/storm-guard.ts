@@ -34,7 +34,8 @@ export class StormGuard {
   private readonly held = new Map<string, LivenessEntry>();
   private startedAt = 0;
   private lastTickAt: number | undefined;
-  private lastKeptAt = Number.NEGATIVE_INFINITY;
+  // When each held instance's lease was last kept alive (monotonic ms of the tick that kept it).
+  private readonly keptAt = new Map<string, number>();
   private lastEvictionAt = Number.NEGATIVE_INFINITY;
   // When each held instance was last probed (monotonic ms); unknown ones are probed again each interval.
   private readonly probedAt = new Map<string, number>();
@@ -68,11 +69,14 @@ export class StormGuard {
         if (this.phaseNow === 'holding') this.held.set(entry.instanceId, entry);
       }
     }
+    // Leases first: an instance is held when it is already 1.5 intervals into its lease, and the probe
+    // below may take its whole timeout, so waiting for either could let the lease run out. Keeping the
+    // lease of an instance the probe then proves dead costs one keep-alive; it is revoked right after.
+    if (this.held.size > 0) await this.keepHeld(now);
     // Storm protection verifies before it holds: whatever is provably dead goes at once.
     if (this.phaseNow !== 'idle') await this.verifyHeld(now);
     if (this.phaseNow === 'holding') this.maybeEndHold(now);
     if (this.phaseNow === 'evicting') await this.evict(now);
-    if (this.held.size > 0) await this.keepHeld(now);
     // Held instances proved dead are no end of the storm: it ends when heartbeats return or the hold is over.
     if (
       this.phaseNow !== 'idle' &&
@@ -122,6 +126,7 @@ export class StormGuard {
   /** Forgets every hold (leadership lost: the new leader decides). */
   reset(): void {
     this.probedAt.clear();
+    this.keptAt.clear();
     if (this.phaseNow !== 'idle')
       this.deps.logger.warn({ held: this.held.size }, 'storm protection handed over');
     this.held.clear();
@@ -150,7 +155,6 @@ export class StormGuard {
     this.phaseNow = 'holding';
     this.startedAt = now;
     this.returnedCount = 0;
-    this.lastKeptAt = Number.NEGATIVE_INFINITY;
     for (const entry of this.silent(now, Number.NEGATIVE_INFINITY)) this.held.set(entry.instanceId, entry);
     metrics.stormEvents.inc();
     metrics.stormActive.set(1);
@@ -211,15 +215,40 @@ export class StormGuard {
     );
   }
 
+  /**
+   * Keeps each held lease alive once per interval, counted per instance: one held in this tick is kept
+   * at once, not at the next round of the others (leases last heartbeat_timeout, and it is already
+   * 1.5 intervals into its lease when it is held).
+   */
   private async keepHeld(now: number): Promise<void> {
-    // Leases last heartbeat_timeout; refreshing once per interval keeps them well clear of expiry.
-    if (now - this.lastKeptAt < this.deps.config.heartbeatIntervalMs) return;
-    this.lastKeptAt = now;
-    const entries = [...this.held.values()];
-    const results = await Promise.all(entries.map((entry) => this.deps.store.keepAlive(entry.leaseId)));
+    const { store, config, logger } = this.deps;
+    for (const id of this.keptAt.keys()) if (!this.held.has(id)) this.keptAt.delete(id);
+    const due = [...this.held.values()].filter(
+      (entry) =>
+        now - (this.keptAt.get(entry.instanceId) ?? Number.NEGATIVE_INFINITY) >= config.heartbeatIntervalMs,
+    );
+    if (due.length === 0) return;
+    const results = await Promise.allSettled(due.map((entry) => store.keepAlive(entry.leaseId)));
+    let failed: unknown;
+    let failures = 0;
     results.forEach((result, index) => {
-      if (!result.ok) this.held.delete(entries[index]!.instanceId);
+      const entry = due[index]!;
+      if (result.status === 'rejected') {
+        // The store did not answer: still held, tried again next tick.
+        failed = result.reason;
+        failures += 1;
+      } else if (!result.value.ok) {
+        this.held.delete(entry.instanceId);
+        this.keptAt.delete(entry.instanceId);
+      } else {
+        this.keptAt.set(entry.instanceId, now);
+      }
     });
+    if (failures > 0)
+      logger.warn(
+        { err: failed, failures },
+        'storm protection: the store did not take held keep-alives; retrying',
+      );
   }
 
   private finish(reason: string): void {
