@@ -190,7 +190,12 @@ describe('console in a real browser against the real system', () => {
       ]) {
         await page.goto(`${stack.consoleUrl}/#/${tab}`);
         await page.waitForSelector('main .card');
-        await page.waitForFunction("!document.body.textContent.includes('Loading…')");
+        // Polled from here: the console's CSP (script-src 'self') refuses waitForFunction's string eval.
+        await expect
+          .poll(() => page.evaluate<boolean>("document.body.textContent.includes('Loading…')"), {
+            timeout: 15_000,
+          })
+          .toBe(false);
         const scroll = await page.evaluate<number>('document.documentElement.scrollWidth');
         if (scroll > width) wide.push(`${tab} at ${width}px: ${scroll}px wide`);
       }
