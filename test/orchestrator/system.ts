@@ -53,7 +53,12 @@ export async function startSystem(options: {
         ? {
             config: {
               ...config,
-              orchestrator: { ...(config.orchestrator ?? {}), registry_url: registry.url },
+              // Reporting outcomes needs a token with the report_outcomes right (the system's has every right).
+              orchestrator: {
+                ...(config.orchestrator ?? {}),
+                registry_url: registry.url,
+                registry_token: token,
+              },
             },
           }
         : {}),
