@@ -25,7 +25,9 @@ function portFree(port: number): Promise<boolean> {
 /** A port base whose cluster ports are all free right now. */
 async function freeBase(): Promise<{ base: number; ports: ClusterPorts }> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 400) * 100;
+    // Below the kernel's ephemeral range (32768+): a killed member's port must still be free when it is
+    // started again, and an outgoing connection may take any ephemeral port in between.
+    const base = 20_000 + Math.floor(Math.random() * 120) * 100;
     const ports = clusterPorts(base);
     const all = [
       ports.registry,
