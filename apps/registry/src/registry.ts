@@ -26,6 +26,7 @@ import { RoutingService } from './routing/index.js';
 import { nameServerSkydnsEntry } from './skydns/index.js';
 import { KEYS } from './store/keys.js';
 import type { RegistryStore } from './store/store.js';
+import { skydnsTargetOf } from './weights/index.js';
 
 /** How to build a registry; only `config` and `store` are required. */
 export interface RegistryOptions {
@@ -168,6 +169,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     zone,
   };
   const cp = config.reach.control_plane;
+  const skydns = skydnsTargetOf(config);
   const routing = new RoutingService({
     store,
     instances,
@@ -182,13 +184,13 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       keepHistoryMs: config.instanceIdRetentionMs,
       warmupMs: cp.warmup,
       routeCacheTtlMs: cp.route_cache_ttl,
-      zone: config.zone,
-      ttlSec: Math.ceil(config.heartbeatTimeoutMs / 1000),
+      zone: skydns.zone,
+      ttlSec: skydns.ttlSec,
     },
   });
   try {
     // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
-    const ns = await nameServerSkydnsEntry(config.reach, Math.ceil(config.heartbeatTimeoutMs / 1000));
+    const ns = await nameServerSkydnsEntry(config.reach, skydns.ttlSec);
     if (ns !== undefined) await store.commit({ puts: [ns] });
     if (options.sweep !== false) await sweeper.start();
     await routing.start(zone);

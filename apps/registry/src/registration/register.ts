@@ -9,10 +9,10 @@ import {
   type RegisterResponse,
 } from '@agent-reach/sdk/protocol';
 import { hashLeaseToken, newLeaseToken } from '../auth/lease-token.js';
-import { skydnsEntries } from '../skydns/skydns-entries.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import type { PutOp } from '../store/store.js';
+import { instanceSkydns, skydnsTargetOf } from '../weights/instance-skydns.js';
 import { newInstanceId } from './instance-id.js';
 import type { RegistrationDeps } from './registration-deps.js';
 
@@ -56,7 +56,7 @@ export function createRegister(deps: RegistrationDeps) {
   const reserved = new Set<string>();
   const taken = (id: string) =>
     reserved.has(id) || table.get(id) !== undefined || instances.get(id) !== undefined;
-  const ttlSec = Math.ceil(config.heartbeatTimeoutMs / 1000);
+  const skydns = skydnsTargetOf(config);
 
   async function commitRegistration(
     request: RegisterRequest,
@@ -92,7 +92,8 @@ export function createRegister(deps: RegistrationDeps) {
       };
       const value = JSON.stringify(record);
       const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
-      for (const entry of skydnsEntries(record, config.zone, ttlSec))
+      // Published with the declaration's weight until the leader publishes a computed one.
+      for (const entry of instanceSkydns(record, skydns, 'all'))
         puts.push({ key: entry.key, value: entry.value, lease });
       puts.push(identities.entry(instanceId, declaration.agent_name, record.lease_token_hash));
       if (isNewVersion) puts.push(declarations.entry(declaration, now, tokenName));

@@ -8,6 +8,7 @@ export {
   type WeightInputs,
   type WeightTier,
 } from './compute-weight.js';
+export { instanceSkydns, type SkydnsTarget, skydnsTargetOf } from './instance-skydns.js';
 export {
   defaultWeightOf,
   guardedWeightOf,

@@ -1,11 +1,11 @@
 import type { Clock } from '@agent-reach/sdk/clock';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { Router } from '../routing/router.js';
-import { srvEntries } from '../skydns/index.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import type { PutOp, RegistryStore } from '../store/store.js';
 import { computeWeight, type PublishedWeight, shouldRepublish } from './compute-weight.js';
+import { instanceSkydns, type SkydnsTarget } from './instance-skydns.js';
 import { defaultWeightOf } from './weight-of.js';
 import type { WeightTable } from './weight-table.js';
 
@@ -19,7 +19,7 @@ export interface WeightPublisherDeps {
   clock: Pick<Clock, 'now' | 'wallNow' | 'every'>;
   isLeader: () => boolean;
   /** When set, the instance's SkyDNS SRV messages are rewritten with the weight, so stock CoreDNS serves it too. */
-  skydns?: { zone: string; ttlSec: number };
+  skydns?: SkydnsTarget;
 }
 
 /** Most puts in one commit (etcd's default `--max-txn-ops`). */
@@ -102,8 +102,7 @@ export class WeightPublisher {
     const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
     const skydns = this.deps.skydns;
     if (skydns) {
-      const weights = { priority: next.priority, weight: next.weight };
-      for (const entry of srvEntries(record, skydns.zone, skydns.ttlSec, weights))
+      for (const entry of instanceSkydns(record, skydns, 'weighted', next))
         puts.push({ key: entry.key, value: entry.value, lease });
     }
     return { id, next, puts };
