@@ -7,5 +7,6 @@ export {
   DEFAULT_CONNECTION_LIMITS,
   guardConnections,
 } from './connection-guard.js';
+export { type ConnectionFigures, ConnectionMetrics } from './connection-metrics.js';
 export { takePidLock } from './pid-lock.js';
 export { type ProcessLoggerOptions, processLogger } from './process-logger.js';

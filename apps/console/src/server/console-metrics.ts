@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { type ConnectionFigures, ConnectionMetrics } from '@agent-reach/sdk/node';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 
 /** The console's Prometheus metrics, on a registry of their own (never prom-client's global one). */
 export class ConsoleMetrics {
@@ -10,34 +11,11 @@ export class ConsoleMetrics {
     registers: [this.registry],
   });
 
+  private readonly connections = new ConnectionMetrics(this.registry, 'reach_console');
+
   /** Exposes the server's connection figures (open, refused at the cap, closed idle). */
-  watchConnections(stats: { open: number; dropped: number; idleClosed: number }): void {
-    new Gauge({
-      name: 'reach_console_connections',
-      help: 'Open HTTP connections.',
-      registers: [this.registry],
-      collect() {
-        this.set(stats.open);
-      },
-    });
-    new Counter({
-      name: 'reach_console_connections_dropped_total',
-      help: 'HTTP connections refused at the connection cap.',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(stats.dropped);
-      },
-    });
-    new Counter({
-      name: 'reach_console_connections_idle_closed_total',
-      help: 'HTTP connections the server closed while idle.',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(stats.idleClosed);
-      },
-    });
+  watchConnections(stats: ConnectionFigures): void {
+    this.connections.watch(stats);
   }
 
   /** @param processMetrics also collect the process's default metrics (CPU, memory, event loop, GC). */

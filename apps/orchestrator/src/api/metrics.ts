@@ -1,3 +1,4 @@
+import { type ConnectionFigures, ConnectionMetrics } from '@agent-reach/sdk/node';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The orchestrator's Prometheus metrics, in a registry of its own (never the global one). */
@@ -58,34 +59,11 @@ export class OrchestratorMetrics {
     registers: [this.registry],
   });
 
+  private readonly connections = new ConnectionMetrics(this.registry, 'reach_orchestrator');
+
   /** Exposes the API server's connection figures (open, refused at the cap, closed idle). */
-  watchConnections(stats: { open: number; dropped: number; idleClosed: number }): void {
-    new Gauge({
-      name: 'reach_orchestrator_connections',
-      help: 'Open HTTP connections.',
-      registers: [this.registry],
-      collect() {
-        this.set(stats.open);
-      },
-    });
-    new Counter({
-      name: 'reach_orchestrator_connections_dropped_total',
-      help: 'HTTP connections refused at the connection cap.',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(stats.dropped);
-      },
-    });
-    new Counter({
-      name: 'reach_orchestrator_connections_idle_closed_total',
-      help: 'HTTP connections closed for staying idle past the idle timeout.',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(stats.idleClosed);
-      },
-    });
+  watchConnections(stats: ConnectionFigures): void {
+    this.connections.watch(stats);
   }
 
   /** @param defaults also collect the process's default metrics (off in tests). */

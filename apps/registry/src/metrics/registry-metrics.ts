@@ -1,3 +1,4 @@
+import { type ConnectionFigures, ConnectionMetrics } from '@agent-reach/sdk/node';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 /** The heartbeat outcomes counted in `reach_registry_heartbeats_total`. */
@@ -62,44 +63,11 @@ export class RegistryMetrics {
     invalid_token: 0,
   };
 
-  private readonly connectionSources = new Map<
-    string,
-    { open: number; dropped: number; idleClosed?: number }
-  >();
+  private readonly connections = new ConnectionMetrics(this.registry, 'reach_registry', 'server');
 
   /** @param processMetrics also collect the process's default metrics (CPU, memory, event loop, GC). */
   constructor(stateCounts: StateCounts, isLeader: () => boolean, processMetrics = false) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
-    const sources = this.connectionSources;
-    new Gauge({
-      name: 'reach_registry_connections',
-      help: 'Open connections by server (http, dns_tcp).',
-      labelNames: ['server'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const [server, stats] of sources) this.set({ server }, stats.open);
-      },
-    });
-    new Counter({
-      name: 'reach_registry_connections_dropped_total',
-      help: 'Connections refused at the connection cap, by server.',
-      labelNames: ['server'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [server, stats] of sources) this.inc({ server }, stats.dropped);
-      },
-    });
-    new Counter({
-      name: 'reach_registry_connections_idle_closed_total',
-      help: 'Connections closed for staying idle past the idle timeout, by server.',
-      labelNames: ['server'] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        for (const [server, stats] of sources) this.inc({ server }, stats.idleClosed ?? 0);
-      },
-    });
     const pending = this.pendingHeartbeats;
     this.heartbeats = new Counter({
       name: 'reach_registry_heartbeats_total',
@@ -147,8 +115,8 @@ export class RegistryMetrics {
    * Exposes a server's connection figures (`server`: `http` or `dns_tcp`) as
    * `reach_registry_connections{server}`, `…_connections_dropped_total` and `…_connections_idle_closed_total`.
    */
-  watchConnections(server: string, stats: { open: number; dropped: number; idleClosed?: number }): void {
-    this.connectionSources.set(server, stats);
+  watchConnections(server: string, stats: ConnectionFigures): void {
+    this.connections.watch(stats, server);
   }
 
   /** Counts one heartbeat outcome (cheap: no label lookup on the hot path). */
