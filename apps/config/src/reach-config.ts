@@ -16,8 +16,11 @@ const Seconds = z.union([z.string(), z.number()]).transform((value, ctx) => {
 
 const HostPort = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'host:port');
 
-/** What a registry token may do: register agents, report call outcomes (`POST /v1/outcomes`). */
-export const TokenRight = z.enum(['register', 'report_outcomes']);
+/**
+ * What a registry token may do: register agents, report call outcomes (`POST /v1/outcomes`), mark
+ * declaration versions verified (an operator's right, never a default).
+ */
+export const TokenRight = z.enum(['register', 'report_outcomes', 'verify_declarations']);
 export type TokenRight = z.infer<typeof TokenRight>;
 
 /**
@@ -103,6 +106,19 @@ export const ControlPlaneConfig = z
     outcomes: OutcomeBoundsConfig.prefault({}),
     /** How long an agent whose lease ran out can re-register under its previous instance id. */
     keep_instance_id: Seconds.prefault(900),
+    /** Declaration versions: when one counts as verified, how long the history is kept. */
+    declarations: z
+      .object({
+        /** Successful calls (from reported outcomes) that verify a version; 0: only an operator verifies. */
+        verify_after_calls: z.number().int().min(0).max(1_000_000).default(20),
+        /**
+         * History entries older than this are removed, except each agent's newest version, its newest
+         * verified version and every version a live instance runs.
+         */
+        keep_history: Seconds.prefault('2160h'),
+      })
+      .strict()
+      .prefault({}),
     connections: ConnectionLimitsConfig.prefault({}),
   })
   .strict();

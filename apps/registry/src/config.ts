@@ -55,6 +55,12 @@ export interface RegistryConfig {
   instanceIdRetentionMs: number;
   /** Most share of an instance's outcome evidence one authenticated caller may hold. @default 0.5 */
   outcomeCallerShare: number;
+  declarations: {
+    /** Successful calls that verify a declaration version; 0: only an operator verifies. @default 20 */
+    verifyAfterCalls: number;
+    /** How long declaration history entries are kept (newest, newest verified and live versions always). @default 90 days */
+    keepHistoryMs: number;
+  };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -154,6 +160,10 @@ export function compileRegistryConfig(
     connections: connectionLimitsOf(cp.connections),
     outcomeCallerShare: cp.outcomes.caller_share,
     instanceIdRetentionMs: cp.keep_instance_id,
+    declarations: {
+      verifyAfterCalls: cp.declarations.verify_after_calls,
+      keepHistoryMs: cp.declarations.keep_history,
+    },
   };
 }
 

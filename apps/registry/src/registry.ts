@@ -65,6 +65,8 @@ export interface RegistryParts {
   facts: SharedFacts;
   metrics: RegistryMetrics;
   verbs: RegistrationVerbs;
+  /** Declaration versions: history, verification, routing preference (`allHistory()` for reports). */
+  declarations: DeclarationLog;
   storm: StormGuard;
   sweeper: Sweeper;
   /** The live DNS zone built from `instances`; `zone.setWeightOf` publishes dynamic weights. */
@@ -122,6 +124,13 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   );
   const authority = new TokenAuthority(config.tokens);
   const identities = new InstanceIdentities(store, logger);
+  const declarations = await DeclarationLog.start({
+    store,
+    logger,
+    clock,
+    replicaId,
+    verifyAfterCalls: config.declarations.verifyAfterCalls,
+  });
   const verbs = createRegistrationVerbs({
     config,
     store,
@@ -129,7 +138,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     table: liveness,
     facts,
     authority,
-    declarations: new DeclarationLog(store, logger),
+    declarations,
     owners: new NameOwners(store),
     identities,
     metrics,
@@ -164,6 +173,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     facts,
     metrics,
     verbs,
+    declarations,
     storm,
     sweeper,
     zone,
@@ -177,6 +187,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     clock,
     logger,
     metricsRegistry: metrics.registry,
+    versions: declarations,
     isLeader: () => sweeper.isLeader,
     authority,
     config: {
@@ -198,6 +209,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     await sweeper.stop();
     await routing.close();
     await facts.close();
+    await declarations.close();
     unbind();
     zone.close();
     await instances.close();
@@ -243,6 +255,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       await sweeper.stop();
       await routing.close();
       await facts.close();
+      await declarations.close();
       unbind();
       zone.close();
       await instances.close();

@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'NO_USABLE_SKILL',
   'INVALID_CONFIG',
   'INVALID_DECLARATION',
+  'DECLARATION_VERSION_CHANGED',
+  'CHANGE_REASON_REQUIRED',
   'STORE_UNAVAILABLE',
   'INTERNAL',
 ] as const;
@@ -58,6 +60,10 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   NO_USABLE_SKILL: 422,
   INVALID_CONFIG: 400,
   INVALID_DECLARATION: 422,
+  /** A declaration version is immutable: its content differs from the recorded one. */
+  DECLARATION_VERSION_CHANGED: 409,
+  /** A second or later version of an agent name came without `change_reason`. */
+  CHANGE_REASON_REQUIRED: 422,
   STORE_UNAVAILABLE: 503,
   INTERNAL: 500,
 };

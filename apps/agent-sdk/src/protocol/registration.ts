@@ -111,8 +111,27 @@ export const DeclarationHistoryEntry = z.object({
   /** The registry token (its configured name) whose registration recorded this version; null when open. */
   changed_by: z.string().nullable().default(null),
   declaration: Declaration,
+  /** sha256 (hex) of the version's content: the canonical JSON of `declaration` without `change_reason`. */
+  content_sha256: z.string().optional(),
+  /** Whether the version earned trust: enough successful calls, or an operator marked it. */
+  verified: z.boolean().default(false),
+  verified_at: z.string().nullable().default(null),
+  /** `calls` when verified by its successful calls; else the operator's token name (`open` without tokens). */
+  verified_by: z.string().nullable().default(null),
+  verified_reason: z.string().nullable().default(null),
+  /** Successful calls counted toward verification (counting stops once the version is verified). */
+  successful_calls: z.number().int().min(0).default(0),
 });
 export type DeclarationHistoryEntry = z.infer<typeof DeclarationHistoryEntry>;
+
+/** `POST /v1/declarations/{agent_name}/versions/{version}/verify` body. */
+export const VerifyVersionRequest = z
+  .object({
+    /** Why the operator trusts this version (shown in the history). */
+    reason: z.string().min(1).max(500).optional(),
+  })
+  .strict();
+export type VerifyVersionRequest = z.infer<typeof VerifyVersionRequest>;
 
 /** The error body every Agent Reach HTTP API answers with. */
 export const ErrorBody = z.object({

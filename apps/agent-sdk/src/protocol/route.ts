@@ -32,6 +32,11 @@ export const ScoreBreakdown = z.object({
   load: z.number(),
   warmup: z.number(),
   priority: z.number(),
+  /**
+   * 1 for an instance of its agent's preferred declaration version (the newest verified one that is
+   * live, else the newest live one), lower for its other versions; absent counts as 1.
+   */
+  version: z.number().optional(),
 });
 export type ScoreBreakdown = z.infer<typeof ScoreBreakdown>;
 

@@ -79,6 +79,13 @@ export class TokenAuthority {
     return ok({ tokenName: found.value?.name ?? null });
   }
 
+  /** Allows marking declaration versions verified (the `verify_declarations` right): the caller, or why not. */
+  authorizeVerify(authorization: string | undefined): Result<Caller> {
+    const found = this.grantOf(authorization, 'verify_declarations', 'verifying a declaration version');
+    if (!found.ok) return found;
+    return ok({ tokenName: found.value?.name ?? null });
+  }
+
   // The grant of the header's token when it has `right`; null on the open default.
   private grantOf(authorization: string | undefined, right: TokenRight, what: string): Result<Grant | null> {
     if (this.open) return ok(null);

@@ -4,7 +4,8 @@ import { createQueries } from './instance-views.js';
 import { createRegister } from './register.js';
 import type { RegistrationDeps } from './registration-deps.js';
 
-export { DeclarationLog } from './declaration-log.js';
+export { contentDigest, declarationContent } from './declaration-content.js';
+export { DeclarationLog, type DeclarationLogOptions, type VersionCheck } from './declaration-log.js';
 export type { DeregisterResponse } from './deregister.js';
 export { unknownInstance } from './heartbeat.js';
 export { InstanceIdentities } from './instance-identities.js';

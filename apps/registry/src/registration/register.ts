@@ -74,7 +74,9 @@ export function createRegister(deps: RegistrationDeps) {
         if (!claimed.ok) throw claimed.error;
         bindsName = claimed.value.binds;
       }
-      isNewVersion = await declarations.claim(declaration);
+      const checked = await declarations.check(declaration);
+      if (!checked.ok) throw checked.error;
+      isNewVersion = checked.value.isNew;
       lease = await store.grantLease(config.heartbeatTimeoutMs);
       const leaseToken = newLeaseToken();
       const now = clock.wallNow();
@@ -122,7 +124,7 @@ export function createRegister(deps: RegistrationDeps) {
           .revokeLease(lease)
           .catch((cause: unknown) => logger.error({ err: cause, lease }, 'revoke failed'));
       }
-      if (isNewVersion) await declarations.release(declaration).catch(() => undefined);
+      if (isNewVersion) declarations.release(declaration);
       if (bindsName) owners.release(declaration.agent_name);
       if (isReachError(error)) throw error;
       throw new ReachError('STORE_UNAVAILABLE', 'the store did not accept the registration; retry', {

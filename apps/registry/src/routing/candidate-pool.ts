@@ -13,7 +13,8 @@ function sameBreakdown(a: ScoreBreakdown, b: ScoreBreakdown): boolean {
     a.success_rate === b.success_rate &&
     a.load === b.load &&
     a.warmup === b.warmup &&
-    a.priority === b.priority
+    a.priority === b.priority &&
+    a.version === b.version
   );
 }
 

@@ -31,3 +31,4 @@ export {
   scoreOf,
   warmupFactor,
 } from './score.js';
+export { type DeclarationVersions, VersionPreference } from './version-preference.js';

@@ -92,6 +92,7 @@ describe('Router.route', () => {
       load: 1,
       warmup: 1,
       priority: 0.5,
+      version: 1,
     });
     expect(fast.score).toBeCloseTo(0.45);
     expect(router.route(q({ operation: 'nothing_here' })).candidates).toEqual([]);

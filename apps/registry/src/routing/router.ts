@@ -20,6 +20,7 @@ import { RouteCache, routeCacheKey } from './route-cache.js';
 import { type RoutingLiveness, unknownLiveness } from './routing-liveness.js';
 import { RoutingMetrics } from './routing-metrics.js';
 import { healthFactor, loadFactor, matchQuality, priorityFactor, scoreOf, warmupFactor } from './score.js';
+import { type DeclarationVersions, VersionPreference } from './version-preference.js';
 
 /** What the router is built from; everything but the source and clock has a default. */
 export interface RouterDeps {
@@ -43,6 +44,11 @@ export interface RouterDeps {
   keepHistoryMs?: number;
   /** Uniform [0, 1) numbers for the weighted draw of the order. @default Math.random */
   random?: () => number;
+  /**
+   * Declaration versions: routing prefers each agent's newest verified live version and counts
+   * successful calls toward verification. Without it every version weighs the same.
+   */
+  versions?: DeclarationVersions;
 }
 
 interface Answer {
@@ -69,6 +75,7 @@ export class Router {
   private readonly pool = new CandidatePool();
   private readonly cache: RouteCache<Answer>;
   private readonly liveness: RoutingLiveness;
+  private readonly preference: VersionPreference | undefined;
   private readonly registeredAt = new Map<string, number>();
   // Removed instances whose history is kept a while, with when they went (monotonic ms).
   private readonly removedAt = new Map<string, number>();
@@ -88,6 +95,8 @@ export class Router {
     this.liveness = deps.liveness ?? unknownLiveness;
     this.index = new OperationIndex(deps.source);
     this.cache = new RouteCache({ ttlMs: deps.cacheTtlMs ?? 30_000, clock: deps.clock });
+    this.preference =
+      deps.versions && new VersionPreference(deps.source, deps.versions, () => this.cache.invalidateAll());
     this.stops.push(
       deps.source.subscribe((changes) => {
         this.cache.invalidateAll();
@@ -139,6 +148,14 @@ export class Router {
   recordOutcomes(batch: OutcomeBatch, caller: string | null = null): { accepted: number; ignored: number } {
     const summary = this.book.record(batch.outcomes, (id) => this.deps.source.get(id) !== undefined, caller);
     this.metrics.outcomesRecorded(summary.fresh, (id) => this.deps.source.get(id)?.agent_name);
+    const versions = this.deps.versions;
+    if (versions) {
+      for (const outcome of summary.fresh) {
+        if (!outcome.ok) continue;
+        const record = this.deps.source.get(outcome.instance_id);
+        if (record) versions.countSuccess(record.agent_name, record.declaration.version);
+      }
+    }
     for (const id of summary.failed) this.cache.invalidateInstance(id);
     return { accepted: summary.accepted, ignored: summary.ignored };
   }
@@ -184,11 +201,13 @@ export class Router {
         this.deps.warmupMs ?? 300_000,
       ),
       priority: priorityFactor(record.declaration.priority),
+      version: this.preference?.factor(record.agent_name, record.declaration.version) ?? 1,
     };
   }
 
   close(): void {
     for (const stop of this.stops.splice(0)) stop();
+    this.preference?.close();
     this.index.close();
     this.conflicts.close();
   }

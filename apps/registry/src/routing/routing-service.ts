@@ -13,6 +13,7 @@ import { Router } from './router.js';
 import type { RoutingLiveness } from './routing-liveness.js';
 import { createRoutingRoutes } from './routing-routes.js';
 import { settledChanges } from './settled-changes.js';
+import type { DeclarationVersions } from './version-preference.js';
 
 /** What routing is built from: the registry's parts (see `RegistryParts`) and its config. */
 export interface RoutingServiceDeps {
@@ -25,6 +26,8 @@ export interface RoutingServiceDeps {
   metricsRegistry?: PromRegistry;
   /** Who may report outcomes (`POST /v1/outcomes`); without it outcomes are open. */
   authority?: Pick<TokenAuthority, 'authorizeOutcomes'>;
+  /** Declaration versions: routing prefers verified versions and counts calls toward verification. */
+  versions?: DeclarationVersions;
   /** Whether this replica leads (weights and the daily report are written by the leader only). */
   isLeader: () => boolean;
   config: {
@@ -73,6 +76,7 @@ export class RoutingService {
       ...(deps.config.callerShare === undefined ? {} : { callerShare: deps.config.callerShare }),
       ...(deps.config.keepHistoryMs === undefined ? {} : { keepHistoryMs: deps.config.keepHistoryMs }),
       ...(deps.metricsRegistry ? { metricsRegistry: deps.metricsRegistry } : {}),
+      ...(deps.versions ? { versions: deps.versions } : {}),
     });
     this.reporter = new ConflictReporter({
       book: this.router.conflicts,

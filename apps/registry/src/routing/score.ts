@@ -14,6 +14,11 @@ export const SCORE = {
   priorityFloor: 0.05,
   /** Load factor floor, so a saturated instance is still a last resort. */
   loadFloor: 0.05,
+  /**
+   * An instance of a version other than its agent's preferred one (seed article 6.3): still drawn
+   * now and then, so a new version serves the calls that verify it.
+   */
+  otherVersion: 0.1,
 } as const;
 
 /** How a declaration's operation relates to the wanted name. */
@@ -79,6 +84,7 @@ export function scoreOf(breakdown: ScoreBreakdown): number {
     breakdown.success_rate *
     breakdown.load *
     breakdown.warmup *
-    breakdown.priority
+    breakdown.priority *
+    (breakdown.version ?? 1)
   );
 }

@@ -8,6 +8,15 @@ export const KEYS = {
   declarationsOf: (agentName: string) => `/reach/declarations/${agentName}/`,
   declaration: (agentName: string, recordedAtMs: number, version: string) =>
     `/reach/declarations/${agentName}/${String(recordedAtMs).padStart(15, '0')}-${version}`,
+  /** Verification of a declaration version (never leased): by its successful calls or by an operator. */
+  verificationsPrefix: '/reach/verified/',
+  verificationsOf: (agentName: string) => `/reach/verified/${agentName}/`,
+  verification: (agentName: string, version: string) => `/reach/verified/${agentName}/${version}`,
+  /** Successful calls each replica counted for an unverified version (its own key, so replicas never race). */
+  versionCallsPrefix: '/reach/version-calls/',
+  versionCallsOf: (agentName: string) => `/reach/version-calls/${agentName}/`,
+  versionCalls: (agentName: string, version: string, replicaId: string) =>
+    `/reach/version-calls/${agentName}/${version}/${replicaId}`,
   /** Which registry token owns each agent name (bound by its first registration; never leased). */
   ownersPrefix: '/reach/owners/',
   owner: (agentName: string) => `/reach/owners/${agentName}`,

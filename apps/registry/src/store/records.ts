@@ -20,3 +20,15 @@ export const InstanceRecord = z.object({
   registered_at: z.number(),
 });
 export type InstanceRecord = z.infer<typeof InstanceRecord>;
+
+/** A declaration version's verification as stored under `/reach/verified/<agent>/<version>` (never leased). */
+export const VersionVerification = z.object({
+  agent_name: z.string(),
+  version: z.string(),
+  /** Wall-clock ISO time. */
+  verified_at: z.string(),
+  /** `calls` (enough successful calls) or the operator's token name (`open` without tokens). */
+  verified_by: z.string(),
+  reason: z.string(),
+});
+export type VersionVerification = z.infer<typeof VersionVerification>;

@@ -35,6 +35,8 @@ export interface WeightInputs {
   load: number;
   warmup: number;
   priority: number;
+  /** The declaration-version preference factor (absent: 1). */
+  version?: number;
 }
 
 /**
@@ -53,7 +55,13 @@ export function computeWeight(
   else if (previous?.tier === 'degraded')
     tier = quality > WEIGHT_HYSTERESIS.recoverAbove ? 'healthy' : 'degraded';
   else tier = quality < WEIGHT_HYSTERESIS.degradeBelow ? 'degraded' : 'healthy';
-  const raw = WEIGHT_HYSTERESIS.scale * inputs.success_rate * inputs.load * inputs.warmup * inputs.priority;
+  const raw =
+    WEIGHT_HYSTERESIS.scale *
+    inputs.success_rate *
+    inputs.load *
+    inputs.warmup *
+    inputs.priority *
+    (inputs.version ?? 1);
   return {
     priority: WEIGHT_TIERS[tier],
     weight: Math.min(65_535, Math.max(1, Math.round(raw))),
