@@ -7,6 +7,7 @@ import { TokenAuthority } from './auth/token-authority.js';
 import type { RegistryConfig } from './config.js';
 import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js';
 import { type CardFetch, ExternalAgents, externalRoutes, httpCardFetch } from './external/index.js';
+import { RequestPolicy } from './http/request-policy.js';
 import { InstanceCache } from './instances/instance-cache.js';
 import { bindLivenessToInstances } from './liveness/bind-cache.js';
 import { httpInstanceProber, type InstanceProber } from './liveness/instance-prober.js';
@@ -76,6 +77,8 @@ export interface RegistryParts {
 /** A built registry: its parts, its hono app (not listening) and a way to stop it. */
 export interface Registry extends RegistryParts {
   app: Hono;
+  /** The body limit and request metrics the app and the node:http fast paths both apply. */
+  policy: RequestPolicy;
   /** Routing: `POST /v1/route`, outcomes, conflicts, dynamic DNS weights. */
   routing: RoutingService;
   /** Stops the sweeper (resigning leadership) and the watch; leaves the store open. */
@@ -224,11 +227,12 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     probeIntervalMs: config.heartbeatIntervalMs,
     limits: { timeoutMs: 3000, maxBytes: 256 * 1024 },
   });
+  const policy = new RequestPolicy(metrics, config.maxBodyBytes);
   const app = createApp({
     verbs,
     metrics,
     logger,
-    maxBodyBytes: config.maxBodyBytes,
+    policy,
     readiness: async () => ({
       watch_primed: instances.primed,
       store_reachable: await storeReachable(store, 2000),
@@ -262,5 +266,5 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     })();
     return closed;
   };
-  return { ...parts, app, routing, close };
+  return { ...parts, app, policy, routing, close };
 }

@@ -2,9 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connectionServerOptions, guardConnections } from '@agent-reach/sdk/node';
 import { getRequestListener } from '@hono/node-server';
-import { heartbeatFastPath } from './api/heartbeat-fast-path.js';
-import { registerFastPath } from './api/register-fast-path.js';
-import { routeFastPath } from './api/route-fast-path.js';
+import { createFastPaths } from './api/fast-paths.js';
 import { createRegistry, type Registry, type RegistryOptions } from './registry.js';
 
 /** A registry listening on HTTP. */
@@ -24,7 +22,7 @@ export async function startRegistry(
     /** Runs after the registry is built and before HTTP listens (e.g. the DNS responder), so /readyz never precedes it. */
     beforeListen?: (registry: Registry) => Promise<void>;
     /**
-     * Serve heartbeats, route queries and registrations on their node:http fast paths (the one seam
+     * Serve heartbeats and route queries on their node:http fast paths (`api/fast-paths.ts`, the one seam
      * of docs/benchmarks.md, "HTTP fast paths"); false sends every request through hono. @default true
      */
     fastPaths?: boolean;
@@ -33,28 +31,17 @@ export async function startRegistry(
   const registry = await createRegistry(options);
   const { host, port } = options.listen ?? options.config.listen;
   const viaHono = getRequestListener(registry.app.fetch, { hostname: host });
-  const heartbeat = heartbeatFastPath({
+  // The same policy object as the hono app's: one body limit, one set of request metrics.
+  const fastPath = createFastPaths({
     verbs: registry.verbs,
-    metrics: registry.metrics,
-    logger: registry.logger,
-    maxBodyBytes: options.config.maxBodyBytes,
-  });
-  const route = routeFastPath({
     router: registry.routing.router,
-    metrics: registry.metrics,
+    policy: registry.policy,
     logger: registry.logger,
-    maxBodyBytes: options.config.maxBodyBytes,
-  });
-  const register = registerFastPath({
-    verbs: registry.verbs,
-    metrics: registry.metrics,
-    logger: registry.logger,
-    maxBodyBytes: options.config.maxBodyBytes,
   });
   const fast = options.fastPaths ?? true;
   const limits = options.config.connections;
   const server = createServer(connectionServerOptions(limits), (req, res) => {
-    if (!fast || (!heartbeat(req, res) && !route(req, res) && !register(req, res))) void viaHono(req, res);
+    if (!fast || !fastPath(req, res)) void viaHono(req, res);
   });
   registry.metrics.watchConnections('http', guardConnections(server, limits));
   try {

@@ -3,7 +3,7 @@ import { quoteInput, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createErrorHandler } from '../http/error-handler.js';
-import { limitBody } from '../http/read-json.js';
+import { policyMiddleware, type RequestPolicy } from '../http/request-policy.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { agentRoutes } from './agent-routes.js';
@@ -14,8 +14,8 @@ export interface AppDeps {
   verbs: RegistrationVerbs;
   metrics: RegistryMetrics;
   logger: Logger;
-  /** `control_plane.max_body_bytes`; larger bodies get PAYLOAD_TOO_LARGE. @default 262144 */
-  maxBodyBytes: number;
+  /** The body limit and request metrics, shared with the node:http fast paths (`api/fast-paths.ts`). */
+  policy: RequestPolicy;
   readiness: ReadinessCheck;
   /** More routers (routing, `GET /v1/zone`, …) mounted at `/`; they share the error handler and limits. */
   routes?: Hono[];
@@ -24,11 +24,7 @@ export interface AppDeps {
 /** Builds the registry's hono app. Nothing listens: call `app.request()` in tests or serve it. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
-  app.use(async (c, next) => {
-    await next();
-    deps.metrics.countRequest(c.req.method, c.req.routePath, c.res.status);
-  });
-  app.use(limitBody(deps.maxBodyBytes));
+  app.use(...policyMiddleware(deps.policy));
   app.route('/', agentRoutes(deps.verbs));
   app.route('/', probeRoutes(deps.metrics, deps.readiness));
   for (const routes of deps.routes ?? []) app.route('/', routes);

@@ -1,25 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { parseJsonText, tooLarge } from '@agent-reach/sdk/http';
 import { ReachError } from '@agent-reach/sdk/protocol';
-import type { Context, MiddlewareHandler } from 'hono';
-import { nodeIncoming, requestHeader } from './node-incoming.js';
+import type { Context } from 'hono';
+import { nodeIncoming } from './node-incoming.js';
 
 /** `control_plane.max_body_bytes`' default. */
 export const DEFAULT_MAX_BODY_BYTES = 262_144;
 
 const limits = new WeakMap<Context, number>();
 
-/**
- * Refuses bodies whose Content-Length exceeds `maxBytes` before anything reads them, and sets the
- * limit `readJson` enforces on bodies sent without a length (chunked).
- */
-export function limitBody(maxBytes: number): MiddlewareHandler {
-  return async (c, next) => {
-    const length = requestHeader(c, 'content-length');
-    if (length !== undefined && Number(length) > maxBytes) throw tooLarge(maxBytes);
-    limits.set(c, maxBytes);
-    await next();
-  };
+/** Sets the limit `readJson` enforces on this request's body (the policy middleware sets it). */
+export function setBodyLimit(c: Context, maxBytes: number): void {
+  limits.set(c, maxBytes);
 }
 
 /**
@@ -67,5 +59,4 @@ export async function readJson(c: Context): Promise<unknown> {
   return parseJsonText(await readText(c, limits.get(c) ?? DEFAULT_MAX_BODY_BYTES));
 }
 
-// Re-exported for the node:http fast paths, which import them from here.
 export { parseJsonText, tooLarge };

@@ -10,12 +10,14 @@ import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.j
 import { captureLogger } from './test-registry.js';
 
 /**
- * A registry served on a free loopback port (node:http fast paths and hono alike) over an embedded store
+ * A registry served on a free loopback port (node:http fast paths and hono, or hono alone) over an embedded store
  * in a temporary directory, started before each test and stopped after it. `control_plane` is merged
  * into the config. Returns a getter for the running registry and its store.
  */
 export function useServedRegistry(
   control_plane: ReachConfigInput['control_plane'] = {},
+  /** `startRegistry`'s seam: false serves every request through hono. @default true */
+  fastPaths = true,
 ): () => { running: RunningRegistry; store: EmbeddedStore } {
   let dir: string | undefined;
   let stopAll: (() => Promise<void>) | undefined;
@@ -30,6 +32,7 @@ export function useServedRegistry(
       clock,
       logger: captureLogger().logger,
       listen: { host: '127.0.0.1', port: 0 },
+      fastPaths,
     });
     served = { running: started, store };
     stopAll = async () => {

@@ -51,7 +51,7 @@ const serving = (capability: string) => {
   return JSON.stringify(body);
 };
 
-describe('POST /v1/agents on the node:http fast path', () => {
+describe('POST /v1/agents on the wire (hono on @hono/node-server)', () => {
   it('answers good and bad registrations exactly as the hono route does', async () => {
     const cases: Array<[string, string, Record<string, string>]> = [
       ['/v1/agents', good, admin],
