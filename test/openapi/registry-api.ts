@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent instance
-         * @description Publishes the instance in DNS and grants a lease. Served by a node:http fast path in front of hono (same contract, validation and errors: docs/registry.md).
+         * @description Publishes the instance in DNS and grants a lease. A declaration version is immutable: the same (agent_name, version) with other content (the canonical declaration without change_reason) is refused with 409 DECLARATION_VERSION_CHANGED; a second or later version needs change_reason (422 CHANGE_REASON_REQUIRED). Served by a node:http fast path in front of hono (same contract, validation and errors: docs/registry.md).
          */
         post: operations["postV1Agents"];
         delete?: never;
@@ -70,6 +70,26 @@ export interface paths {
         get: operations["getV1DeclarationsByAgentName"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/declarations/{agent_name}/versions/{version}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a declaration version verified
+         * @description An operator vouches for a recorded version (otherwise it is verified after `control_plane.declarations.verify_after_calls` successful calls); routing prefers the newest verified version. With registry tokens configured, needs one with the verify_declarations right. A version already verified stays as it was.
+         */
+        post: operations["postV1DeclarationsByAgentNameVersionsByVersionVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -366,7 +386,10 @@ export interface operations {
                 "application/json": {
                     declaration: {
                         agent_name: string;
-                        /** @default 1 */
+                        /**
+                         * @description Immutable once registered: other content under a recorded version is refused (409), so a change gets a new version and a change_reason.
+                         * @default 1
+                         */
                         version?: string;
                         /** @description Why this version differs from the previous one; required for every version after the first. */
                         change_reason?: string;
@@ -495,7 +518,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description CONFLICT */
+            /** @description CONFLICT, DECLARATION_VERSION_CHANGED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -503,7 +526,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "CONFLICT";
+                        code: "CONFLICT" | "DECLARATION_VERSION_CHANGED";
                         message: string;
                         requestId?: string;
                         data?: {
@@ -529,7 +552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_DECLARATION, UNKNOWN_CAPABILITY */
+            /** @description CHANGE_REASON_REQUIRED, INVALID_DECLARATION, UNKNOWN_CAPABILITY */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -537,7 +560,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "INVALID_DECLARATION" | "UNKNOWN_CAPABILITY";
+                        code: "CHANGE_REASON_REQUIRED" | "INVALID_DECLARATION" | "UNKNOWN_CAPABILITY";
                         message: string;
                         requestId?: string;
                         data?: {
@@ -1027,7 +1050,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every declaration version, oldest first, with the reason for each change. */
+            /** @description Every declaration version, oldest first, with the reason for each change and whether it is verified. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1044,7 +1067,10 @@ export interface operations {
                             changed_by: string | null;
                             declaration: {
                                 agent_name: string;
-                                /** @default 1 */
+                                /**
+                                 * @description Immutable once registered: other content under a recorded version is refused (409), so a change gets a new version and a change_reason.
+                                 * @default 1
+                                 */
                                 version: string;
                                 /** @description Why this version differs from the previous one; required for every version after the first. */
                                 change_reason?: string;
@@ -1083,6 +1109,17 @@ export interface operations {
                                 /** @default false */
                                 substitutable: boolean;
                             };
+                            content_sha256?: string;
+                            /** @default false */
+                            verified: boolean;
+                            /** @default null */
+                            verified_at: string | null;
+                            /** @default null */
+                            verified_by: string | null;
+                            /** @default null */
+                            verified_reason: string | null;
+                            /** @default 0 */
+                            successful_calls: number;
                         }[];
                     };
                 };
@@ -1113,6 +1150,221 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "NOT_FOUND";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "STORE_UNAVAILABLE";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    postV1DeclarationsByAgentNameVersionsByVersionVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `Bearer <registry token>` when the registry requires one. */
+                authorization?: string;
+            };
+            path: {
+                /** @description The agent name. */
+                agent_name: string;
+                /** @description The declaration version. */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The version history entry, verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_name: string;
+                        version: string;
+                        change_reason: string | null;
+                        recorded_at: string;
+                        /** @default null */
+                        changed_by: string | null;
+                        declaration: {
+                            agent_name: string;
+                            /**
+                             * @description Immutable once registered: other content under a recorded version is refused (409), so a change gets a new version and a change_reason.
+                             * @default 1
+                             */
+                            version: string;
+                            /** @description Why this version differs from the previous one; required for every version after the first. */
+                            change_reason?: string;
+                            description?: string;
+                            domain: string;
+                            capabilities: {
+                                [key: string]: {
+                                    /** @description What the operation does, in the words users use: planners match tasks against it. */
+                                    description?: string;
+                                    /** @description Keywords planners match tasks against (A2A skill tags), any language. */
+                                    tags?: string[];
+                                    /** @description Sample requests this operation answers (A2A skill examples), any language. */
+                                    examples?: string[];
+                                    /** @default [] */
+                                    input: string[];
+                                    /** @default [] */
+                                    output: string[];
+                                    /** @default {} */
+                                    constraints: {
+                                        max_tokens?: number;
+                                        response_time_sec?: number;
+                                        output_formats?: string[];
+                                    };
+                                    /**
+                                     * @description Built-in or configured catalog capabilities this operation serves, e.g. writing.
+                                     * @default []
+                                     */
+                                    serves: string[];
+                                    idempotent?: boolean;
+                                };
+                            };
+                            /** @default 50 */
+                            priority: number;
+                            /** @default false */
+                            idempotent: boolean;
+                            /** @default false */
+                            substitutable: boolean;
+                        };
+                        content_sha256?: string;
+                        /** @default false */
+                        verified: boolean;
+                        /** @default null */
+                        verified_at: string | null;
+                        /** @default null */
+                        verified_by: string | null;
+                        /** @default null */
+                        verified_reason: string | null;
+                        /** @default 0 */
+                        successful_calls: number;
+                    };
+                };
+            };
+            /** @description BAD_REQUEST, INVALID_JSON, VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "UNAUTHORIZED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "FORBIDDEN";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "NOT_FOUND";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "PAYLOAD_TOO_LARGE";
                         message: string;
                         requestId?: string;
                         data?: {
@@ -1368,6 +1620,7 @@ export interface operations {
                                 load: number;
                                 warmup: number;
                                 priority: number;
+                                version?: number;
                             };
                         }[];
                         conflict: {

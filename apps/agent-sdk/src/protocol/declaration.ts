@@ -6,6 +6,14 @@ export const AgentName = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,46}[a-z0-9]$/, 'agent names are DNS host labels: [a-z][a-z0-9-]*, 2-48 chars');
 
+/**
+ * A declaration version: immutable once registered (other content under it is refused), so every
+ * change gets a new one.
+ */
+export const DeclarationVersion = z
+  .string()
+  .regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/, 'a version is 1-32 of [0-9A-Za-z.+-], starting alphanumeric');
+
 /** Limits an operation declares; routing filters callers' needs against them (seed article 3.3). */
 export const OperationConstraints = z
   .object({
@@ -62,10 +70,9 @@ export const Declaration = z
   .object({
     agent_name: AgentName,
     /** Declaration version; every change gets a new one (the "Git of declarations"). */
-    version: z
-      .string()
-      .regex(/^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/)
-      .default('1'),
+    version: DeclarationVersion.default('1').describe(
+      'Immutable once registered: other content under a recorded version is refused (409), so a change gets a new version and a change_reason.',
+    ),
     change_reason: z
       .string()
       .max(500)

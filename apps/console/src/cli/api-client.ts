@@ -19,7 +19,7 @@ export interface ApiClientOptions {
   orchestratorUrl: string;
   /** Sent as `Authorization: Bearer` to the orchestrator's mutating routes. */
   apiToken?: string | null;
-  /** Sent as `Authorization: Bearer` to the registry's writes (`POST /v1/agents/external`). */
+  /** Sent as `Authorization: Bearer` to the registry's writes (external registration, version verification). */
   registryToken?: string | null;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -27,6 +27,10 @@ export interface ApiClientOptions {
 
 /** Which API a request goes to. */
 type Api = 'registry' | 'orchestrator';
+
+/** Registry routes that need the registry token: registering by card URL, verifying a version. */
+const isRegistryWrite = (path: string, method: string | undefined): boolean =>
+  method === 'POST' && (path === '/v1/agents/external' || path.startsWith('/v1/declarations/'));
 
 const isErrorCode = (value: unknown): value is ErrorCode =>
   typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
@@ -66,7 +70,7 @@ export class ApiClient {
     const headers = new Headers(init.headers);
     if (api === 'orchestrator' && this.options.apiToken && init.method !== undefined && init.method !== 'GET')
       headers.set('authorization', `Bearer ${this.options.apiToken}`);
-    if (api === 'registry' && this.options.registryToken && path === '/v1/agents/external')
+    if (api === 'registry' && this.options.registryToken && isRegistryWrite(path, init.method))
       headers.set('authorization', `Bearer ${this.options.registryToken}`);
     let res: Response;
     try {
@@ -113,6 +117,12 @@ export class ApiClient {
   async declarations(agent: string): Promise<DeclarationHistoryEntry[]> {
     const path = `/v1/declarations/${encodeURIComponent(agent)}`;
     return (await this.json<{ history: DeclarationHistoryEntry[] }>('registry', path)).history;
+  }
+
+  /** `POST /v1/declarations/{agent}/versions/{version}/verify`: marks a version verified. */
+  verifyVersion(agent: string, version: string, reason?: string): Promise<DeclarationHistoryEntry> {
+    const path = `/v1/declarations/${encodeURIComponent(agent)}/versions/${encodeURIComponent(version)}/verify`;
+    return this.post('registry', path, reason === undefined ? {} : { reason });
   }
 
   /** `POST /v1/route`. */

@@ -121,6 +121,51 @@ describe('reach CLI arguments', () => {
     expect(unreachable.err).toContain('CARD_UNREACHABLE');
   });
 
+  it('marks a declaration version verified with the registry token; declarations show which is which', async () => {
+    const entry = {
+      agent_name: 'summarizer-v2',
+      version: '2',
+      change_reason: 'longer inputs',
+      recorded_at: '2026-01-01T00:00:00.000Z',
+      changed_by: null,
+      declaration: {
+        domain: 'text',
+        capabilities: {},
+        priority: 50,
+        idempotent: false,
+        substitutable: false,
+      },
+      verified: true,
+      verified_at: '2026-01-02T00:00:00.000Z',
+      verified_by: 'ops',
+      verified_reason: 'canary reviewed',
+      successful_calls: 3,
+    };
+    const path = 'POST /v1/declarations/summarizer-v2/versions/2/verify';
+    const r = await run(
+      ['verify-version', 'summarizer-v2', '2', '--reason', 'canary reviewed'],
+      { [path]: json(entry) },
+      { ...ENV, REACH_REGISTRY_TOKEN: 'ops-token' },
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.calls[0]!.headers.get('authorization')).toBe('Bearer ops-token');
+    expect(JSON.parse(r.calls[0]!.body!)).toEqual({ reason: 'canary reviewed' });
+    expect(r.out).toContain('2026-01-02T00:00:00.000Z by ops');
+    const refused = await run(['verify-version', 'summarizer-v2', '2'], {
+      [path]: json({ code: 'FORBIDDEN', message: 'token "agents" lacks the verify_declarations right' }, 403),
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('FORBIDDEN');
+    expect(JSON.parse(refused.calls[0]!.body!)).toEqual({});
+
+    const v1 = { ...entry, version: '1', change_reason: null, verified: false, verified_by: null };
+    const history = await run(['declarations', 'summarizer-v2'], {
+      'GET /v1/declarations/summarizer-v2': json({ history: [v1, entry] }),
+    });
+    expect(history.out).toContain('version 1  2026-01-01T00:00:00.000Z  unverified (3 successful calls)');
+    expect(history.out).toContain('version 2  2026-01-01T00:00:00.000Z  verified (by ops)  longer inputs');
+  });
+
   it('refuses a latency that is not a duration before calling', async () => {
     const r = await run(['route', 'summarize', '--max-latency', 'fast']);
     expect(r.code).toBe(2);

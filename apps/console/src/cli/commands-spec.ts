@@ -39,7 +39,18 @@ export const COMMANDS = {
     args: ['agent_name'],
     options: {},
     usage: 'reach declarations <agent_name>',
-    summary: "an agent's declaration history with change reasons",
+    summary: "an agent's declaration history with change reasons and which versions are verified",
+  },
+  'verify-version': {
+    args: ['agent_name', 'version'],
+    options: { reason: text },
+    usage: 'reach verify-version <agent_name> <version> [--reason text]',
+    summary: 'mark a declaration version verified (routing prefers the newest verified version)',
+    details: [
+      '--reason text  why the version is trusted (shown in reach declarations)',
+      'Needs a registry token with the verify_declarations right, from REACH_REGISTRY_TOKEN.',
+    ],
+    read: false,
   },
   route: {
     args: ['operation'],

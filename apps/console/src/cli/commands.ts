@@ -10,6 +10,7 @@ import {
   formatExternal,
   formatRoute,
   formatRoutingStats,
+  formatVerified,
 } from './format-registry.js';
 import {
   formatDiscovery,
@@ -179,6 +180,11 @@ export async function runCommand(cmd: Command, deps: CommandDeps): Promise<numbe
     case 'declarations':
       show(await api.declarations(cmd.args.agent_name!), (v) => formatDeclarations(cmd.args.agent_name!, v));
       return 0;
+    case 'verify-version': {
+      const reason = typeof o.reason === 'string' ? o.reason : undefined;
+      show(await api.verifyVersion(cmd.args.agent_name!, cmd.args.version!, reason), formatVerified);
+      return 0;
+    }
     case 'route':
       show(await api.route(routeQueryOf(cmd)), formatRoute);
       return 0;

@@ -49,6 +49,23 @@ export function formatAgent(i: InstanceView, now: number): string {
   ]);
 }
 
+/** Whether a version is verified, by whom; else how many successful calls it has served so far. */
+function trustOf(e: DeclarationHistoryEntry): string {
+  return e.verified
+    ? `verified (${e.verified_by === 'calls' ? 'by calls' : `by ${e.verified_by}`})`
+    : `unverified (${e.successful_calls} successful calls)`;
+}
+
+/** `reach verify-version`: the version and its verification. */
+export function formatVerified(e: DeclarationHistoryEntry): string {
+  return formatFields([
+    ['agent', e.agent_name],
+    ['version', e.version],
+    ['verified', e.verified ? `${e.verified_at} by ${e.verified_by}` : 'no'],
+    ['reason', e.verified_reason ?? '-'],
+  ]);
+}
+
 /** `reach declarations <agent>`: one block per version, newest last. */
 export function formatDeclarations(agent: string, history: DeclarationHistoryEntry[]): string {
   if (history.length === 0) return `no declarations recorded for ${agent}`;
@@ -68,7 +85,7 @@ export function formatDeclarations(agent: string, history: DeclarationHistoryEnt
         ],
         Object.entries(e.declaration.capabilities),
       );
-      const head = `version ${e.version}  ${e.recorded_at}  ${e.change_reason ?? '(no change reason)'}`;
+      const head = `version ${e.version}  ${e.recorded_at}  ${trustOf(e)}  ${e.change_reason ?? '(no change reason)'}`;
       const facts = `domain ${e.declaration.domain}, priority ${e.declaration.priority}, idempotent ${e.declaration.idempotent}, substitutable ${e.declaration.substitutable}`;
       return `${head}\n  ${facts}\n${ops.replace(/^/gm, '  ')}`;
     })

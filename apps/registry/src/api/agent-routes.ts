@@ -1,4 +1,10 @@
-import { AgentName, HeartbeatRequest, RegisterRequest } from '@agent-reach/sdk/protocol';
+import {
+  AgentName,
+  DeclarationVersion,
+  HeartbeatRequest,
+  RegisterRequest,
+  VerifyVersionRequest,
+} from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
 import { requestHeader } from '../http/node-incoming.js';
 import { readJson } from '../http/read-json.js';
@@ -37,6 +43,13 @@ export function agentRoutes(verbs: RegistrationVerbs): Hono {
   app.get('/v1/declarations/:agent_name', DOCS.declarations, async (c) => {
     const agentName = parseOrThrow(AgentName, c.req.param('agent_name'), 'agent name');
     return c.json({ agent_name: agentName, history: await verbs.declarationHistory(agentName) });
+  });
+
+  app.post('/v1/declarations/:agent_name/versions/:version/verify', DOCS.verifyVersion, async (c) => {
+    const agentName = parseOrThrow(AgentName, c.req.param('agent_name'), 'agent name');
+    const version = parseOrThrow(DeclarationVersion, c.req.param('version'), 'version');
+    const request = parseOrThrow(VerifyVersionRequest, await readJson(c), 'verification');
+    return c.json(await verbs.verifyVersion(agentName, version, request, requestHeader(c, 'authorization')));
   });
 
   return app;

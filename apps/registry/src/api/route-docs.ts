@@ -13,6 +13,7 @@ import {
   ConflictView,
   DailyConflictReport,
   DeclarationHistoryEntry,
+  DeclarationVersion,
   ExternalAgentRequest,
   ExternalAgentResponse,
   HeartbeatRequest,
@@ -25,6 +26,7 @@ import {
   RouteQuery,
   RouteResponse,
   RoutingStats,
+  VerifyVersionRequest,
 } from '@agent-reach/sdk/protocol';
 import { z } from 'zod';
 
@@ -94,7 +96,11 @@ export const DOCS = {
   register: describeRoute({
     tags: ['agents'],
     summary: 'Register an agent instance',
-    description: `Publishes the instance in DNS and grants a lease. ${fastPath('docs/registry.md')}`,
+    description:
+      'Publishes the instance in DNS and grants a lease. A declaration version is immutable: the same ' +
+      '(agent_name, version) with other content (the canonical declaration without change_reason) is ' +
+      'refused with 409 DECLARATION_VERSION_CHANGED; a second or later version needs change_reason ' +
+      `(422 CHANGE_REASON_REQUIRED). ${fastPath('docs/registry.md')}`,
     parameters: [registryToken],
     requestBody: jsonBody(RegisterRequest),
     responses: {
@@ -105,6 +111,8 @@ export const DOCS = {
         'FORBIDDEN',
         'NAME_OWNED',
         'CONFLICT',
+        'DECLARATION_VERSION_CHANGED',
+        'CHANGE_REASON_REQUIRED',
         'INVALID_DECLARATION',
         'UNKNOWN_CAPABILITY',
         'INVALID_SVCB',
@@ -176,10 +184,29 @@ export const DOCS = {
     parameters: [pathParameter('agent_name', AgentName, 'The agent name.')],
     responses: {
       200: jsonResponse(
-        'Every declaration version, oldest first, with the reason for each change.',
+        'Every declaration version, oldest first, with the reason for each change and whether it is verified.',
         z.object({ agent_name: z.string(), history: z.array(DeclarationHistoryEntry) }),
       ),
       ...errorResponses('VALIDATION_FAILED', 'NOT_FOUND', 'STORE_UNAVAILABLE'),
+    },
+  }),
+  verifyVersion: describeRoute({
+    tags: ['agents'],
+    summary: 'Mark a declaration version verified',
+    description:
+      'An operator vouches for a recorded version (otherwise it is verified after ' +
+      '`control_plane.declarations.verify_after_calls` successful calls); routing prefers the newest ' +
+      'verified version. With registry tokens configured, needs one with the verify_declarations right. ' +
+      'A version already verified stays as it was.',
+    parameters: [
+      pathParameter('agent_name', AgentName, 'The agent name.'),
+      pathParameter('version', DeclarationVersion, 'The declaration version.'),
+      registryToken,
+    ],
+    requestBody: jsonBody(VerifyVersionRequest),
+    responses: {
+      200: jsonResponse('The version history entry, verified.', DeclarationHistoryEntry),
+      ...errorResponses(...body, 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'STORE_UNAVAILABLE'),
     },
   }),
   route: describeRoute({

@@ -160,6 +160,8 @@ export async function externalRegistration(
   const declaration: Declaration = {
     agent_name: agentName,
     version,
+    // A changed card is a new version, and a later version needs a reason: the card's own digest.
+    change_reason: `agent card changed (sha256 ${sha256.slice(0, 16)})`,
     description: card.description.slice(0, 500),
     domain,
     capabilities,

@@ -3,6 +3,7 @@ import { createHeartbeat } from './heartbeat.js';
 import { createQueries } from './instance-views.js';
 import { createRegister } from './register.js';
 import type { RegistrationDeps } from './registration-deps.js';
+import { createVerifyVersion } from './verify-version.js';
 
 export { contentDigest, declarationContent } from './declaration-content.js';
 export { DeclarationLog, type DeclarationLogOptions, type VersionCheck } from './declaration-log.js';
@@ -14,12 +15,13 @@ export { NameOwners } from './name-owners.js';
 export { cardUrlOf, type ExternalParts } from './register.js';
 export type { RegistrationDeps } from './registration-deps.js';
 
-/** The registration verbs: register, heartbeat, deregister, list, get, declarationHistory. */
+/** The registration verbs: register, heartbeat, deregister, list, get, declarationHistory, verifyVersion. */
 export function createRegistrationVerbs(deps: RegistrationDeps) {
   return {
     register: createRegister(deps),
     heartbeat: createHeartbeat(deps),
     deregister: createDeregister(deps),
+    verifyVersion: createVerifyVersion(deps),
     ...createQueries(deps),
   };
 }
