@@ -76,6 +76,19 @@ export const OutcomeBoundsConfig = z
   })
   .strict();
 
+/** The governance report's route history (docs/governance.md). */
+export const GovernanceConfig = z
+  .object({
+    /** How long the hourly route history is kept: the longest report window. */
+    retention: Seconds.prefault('30d').refine(
+      (ms) => ms >= 86_400_000 && ms <= 366 * 86_400_000,
+      'between 1d and 366d',
+    ),
+    /** How often each replica writes its changed hourly counts to the store. */
+    flush_interval: Seconds.prefault(30).refine((ms) => ms >= 1000 && ms <= 3_600_000, 'between 1s and 1h'),
+  })
+  .strict();
+
 /** The registry's section (the seed's `control_plane`, extended). */
 export const ControlPlaneConfig = z
   .object({
@@ -120,6 +133,7 @@ export const ControlPlaneConfig = z
       .strict()
       .prefault({}),
     connections: ConnectionLimitsConfig.prefault({}),
+    governance: GovernanceConfig.prefault({}),
   })
   .strict();
 

@@ -61,6 +61,13 @@ export interface RegistryConfig {
     /** How long declaration history entries are kept (newest, newest verified and live versions always). @default 90 days */
     keepHistoryMs: number;
   };
+  /** The governance report's route history. */
+  governance: {
+    /** How long hourly buckets are kept; the longest report window. @default 2592000000 (30 d) */
+    retentionMs: number;
+    /** How often this replica writes its changed buckets. @default 30000 */
+    flushMs: number;
+  };
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -164,6 +171,7 @@ export function compileRegistryConfig(
       verifyAfterCalls: cp.declarations.verify_after_calls,
       keepHistoryMs: cp.declarations.keep_history,
     },
+    governance: { retentionMs: cp.governance.retention, flushMs: cp.governance.flush_interval },
   };
 }
 

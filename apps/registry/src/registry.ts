@@ -7,6 +7,7 @@ import { TokenAuthority } from './auth/token-authority.js';
 import type { RegistryConfig } from './config.js';
 import { createRegistryZone, createZoneRoutes, type Zone } from './dns/index.js';
 import { type CardFetch, ExternalAgents, externalRoutes, httpCardFetch } from './external/index.js';
+import { createGovernanceRoutes, ReportReader } from './governance/index.js';
 import { RequestPolicy } from './http/request-policy.js';
 import { InstanceCache } from './instances/instance-cache.js';
 import { bindLivenessToInstances } from './liveness/bind-cache.js';
@@ -23,7 +24,7 @@ import {
   NameOwners,
   type RegistrationVerbs,
 } from './registration/index.js';
-import { RoutingService } from './routing/index.js';
+import { RoutingService, toConflictView } from './routing/index.js';
 import { nameServerSkydnsEntry } from './skydns/index.js';
 import { KEYS } from './store/keys.js';
 import type { RegistryStore } from './store/store.js';
@@ -192,8 +193,10 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     metricsRegistry: metrics.registry,
     versions: declarations,
     isLeader: () => sweeper.isLeader,
+    replicaId,
     authority,
     config: {
+      governance: config.governance,
       callerShare: config.outcomeCallerShare,
       keepHistoryMs: config.instanceIdRetentionMs,
       warmupMs: cp.warmup,
@@ -241,6 +244,16 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       ...(options.routes?.(parts) ?? []),
       createZoneRoutes(zone),
       routing.routes,
+      createGovernanceRoutes(
+        new ReportReader({
+          history: routing.history,
+          declarations,
+          conflictReports: routing.reporter,
+          liveConflicts: () => routing.router.conflicts.list().map(toConflictView),
+          clock,
+          retentionMs: config.governance.retentionMs,
+        }),
+      ),
       externalRoutes(external),
     ],
   });

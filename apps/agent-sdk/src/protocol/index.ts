@@ -9,6 +9,7 @@ export * from './dns-names.js';
 export * from './duration.js';
 export * from './errors.js';
 export * from './external-agent.js';
+export * from './governance.js';
 export * from './host-port.js';
 export * from './invoke.js';
 export * from './registration.js';

@@ -16,6 +16,7 @@ import {
   DeclarationVersion,
   ExternalAgentRequest,
   ExternalAgentResponse,
+  GovernanceReport,
   HeartbeatRequest,
   HeartbeatResponse,
   InstanceState,
@@ -61,6 +62,17 @@ export const ConflictsQuery = z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'date is yyyy-mm-dd')
       .optional(),
+  })
+  .strict();
+
+/** `GET /v1/reports/governance` query. */
+export const GovernanceReportQuery = z
+  .object({
+    window: z
+      .string()
+      .max(8)
+      .default('7d')
+      .describe('`<n>h` or `<n>d` (1h, 24h, 7d, 30d), at most the route history retention. Default 7d.'),
   })
   .strict();
 
@@ -247,6 +259,20 @@ export const DOCS = {
     tags: ['routing'],
     summary: 'Routing hit rate, fallback rate and per-instance figures',
     responses: { 200: jsonResponse('Routing statistics.', RoutingStats), ...errorResponses() },
+  }),
+  governance: describeRoute({
+    tags: ['governance'],
+    summary: 'The governance report (seed article 6.3)',
+    description:
+      'Over a window ending with the current hour: conflicts seen (daily conflict reports of the days it ' +
+      'touches, and live ones), declaration versions recorded with their change reasons, and per capability ' +
+      'the route hit rate and fallback rate from the durable hourly route history, with their trend (later ' +
+      'half of the window against the earlier half) and an hourly or daily series (docs/governance.md).',
+    parameters: queryParameters(GovernanceReportQuery),
+    responses: {
+      200: jsonResponse('The report.', GovernanceReport),
+      ...errorResponses('VALIDATION_FAILED', 'STORE_UNAVAILABLE'),
+    },
   }),
   zone: describeRoute({
     tags: ['dns'],

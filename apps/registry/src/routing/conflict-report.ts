@@ -12,7 +12,8 @@ export const conflictReportKey = (date: string) => `${CONFLICT_REPORTS_PREFIX}${
 /** The UTC date (`yyyy-mm-dd`) of a wall-clock time. */
 export const utcDate = (wallMs: number) => new Date(wallMs).toISOString().slice(0, 10);
 
-const viewKey = (view: ConflictView) =>
+/** What tells one conflict from another across reports: domain, capability, priority and agents. */
+export const conflictViewKey = (view: ConflictView) =>
   `${view.domain}|${view.capability}|${view.priority}|${view.agents.join(',')}`;
 
 /**
@@ -38,12 +39,12 @@ export class ConflictReporter {
     const date = utcDate(now);
     const stored = await this.read(date);
     const merged = new Map<string, ConflictView>(
-      (stored?.conflicts ?? []).map((view) => [viewKey(view), view]),
+      (stored?.conflicts ?? []).map((view) => [conflictViewKey(view), view]),
     );
     let changed = stored === null;
     for (const entry of this.deps.book.list()) {
       const view = toConflictView(entry);
-      const key = viewKey(view);
+      const key = conflictViewKey(view);
       if (merged.has(key)) continue;
       merged.set(key, view);
       changed = true;

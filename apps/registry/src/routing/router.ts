@@ -1,6 +1,7 @@
 import type { Clock } from '@agent-reach/sdk/clock';
 import type {
   InstanceState,
+  Outcome,
   OutcomeBatch,
   RouteCandidate,
   RouteQuery,
@@ -10,6 +11,7 @@ import type {
 } from '@agent-reach/sdk/protocol';
 import { drawRouteOrder } from '@agent-reach/sdk/protocol';
 import type { Registry } from 'prom-client';
+import { capabilityOf, type RouteHistory, UNATTRIBUTED } from '../governance/route-history.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 import { CandidatePool } from './candidate-pool.js';
@@ -18,7 +20,7 @@ import { OperationIndex } from './operation-index.js';
 import { OutcomeBook } from './outcome-window.js';
 import { RouteCache, routeCacheKey } from './route-cache.js';
 import { type RoutingLiveness, unknownLiveness } from './routing-liveness.js';
-import { RoutingMetrics } from './routing-metrics.js';
+import { callClassOf, endsCall, RoutingMetrics } from './routing-metrics.js';
 import { healthFactor, loadFactor, matchQuality, priorityFactor, scoreOf, warmupFactor } from './score.js';
 import { type DeclarationVersions, VersionPreference } from './version-preference.js';
 
@@ -49,6 +51,8 @@ export interface RouterDeps {
    * successful calls toward verification. Without it every version weighs the same.
    */
   versions?: DeclarationVersions;
+  /** The durable per-capability route history (the governance report's figures). */
+  history?: Pick<RouteHistory, 'routed' | 'callEnded'>;
 }
 
 interface Answer {
@@ -156,8 +160,21 @@ export class Router {
         if (record) versions.countSuccess(record.agent_name, record.declaration.version);
       }
     }
+    const { history } = this.deps;
+    if (history) {
+      for (const outcome of summary.fresh)
+        if (endsCall(outcome)) history.callEnded(this.capabilityOfCall(outcome), callClassOf(outcome));
+    }
     for (const id of summary.failed) this.cache.invalidateInstance(id);
     return { accepted: summary.accepted, ignored: summary.ignored };
+  }
+
+  // The operation the caller named, else the instance's only one (older callers send none).
+  private capabilityOfCall(outcome: Outcome): string {
+    const named = capabilityOf(outcome.operation);
+    if (named !== undefined) return named;
+    const operations = Object.keys(this.deps.source.get(outcome.instance_id)?.declaration.capabilities ?? {});
+    return operations.length === 1 ? operations[0]! : UNATTRIBUTED;
   }
 
   /** The seed's three indicators plus every live instance's window figures. */
@@ -257,6 +274,7 @@ export class Router {
 
   // The cached answer for the query, or a fresh one (then cached); counts the query either way.
   private answer(query: RouteQuery): { answer: Answer; cached: boolean } {
+    this.deps.history?.routed(query.operation);
     const key = routeCacheKey(query);
     const hit = this.cache.get(key)?.value;
     // A candidate that turned suspect (or recovered) since the answer was cached makes it stale.

@@ -4,6 +4,27 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 /** Buckets of the retries-per-call distribution, as the stats API shows them. */
 const RETRY_BUCKETS = ['0', '1', '2', '3', '4', '5+'] as const;
 
+/** How one call ended, by the seed's definitions (docs/routing.md, Metrics): the one place they are made. */
+export interface CallClass {
+  /** Retries and fallbacks the call took (its final attempt minus one). */
+  retries: number;
+  /** The first candidate served it: a route hit. */
+  hit: boolean;
+  /** It needed a retry or a fallback candidate. */
+  fallback: boolean;
+  /** It ended without a result. */
+  failed: boolean;
+}
+
+/** Whether an outcome ends its call: the one the caller marked `final` (or a success without the mark). */
+export const endsCall = (outcome: Outcome): boolean => outcome.final ?? outcome.ok;
+
+/** The class of the call an ending outcome closes. */
+export function callClassOf(outcome: Outcome): CallClass {
+  const retries = outcome.attempt - 1;
+  return { retries, hit: outcome.ok && retries === 0, fallback: retries > 0, failed: !outcome.ok };
+}
+
 /** One instance's success rate and identity, read when Prometheus scrapes. */
 export interface InstanceRate {
   instanceId: string;
@@ -111,7 +132,7 @@ export class RoutingMetrics {
           outcome.latency_ms / 1000,
         );
       }
-      if (outcome.final ?? outcome.ok) this.callEnded(outcome);
+      if (endsCall(outcome)) this.callEnded(callClassOf(outcome));
     }
   }
 
@@ -144,16 +165,15 @@ export class RoutingMetrics {
     };
   }
 
-  private callEnded(outcome: Outcome): void {
-    const retries = outcome.attempt - 1;
+  private callEnded({ retries, hit, fallback, failed }: CallClass): void {
     this.calls += 1;
-    if (outcome.ok && retries === 0) this.hits += 1;
-    if (retries > 0) this.fallbacks += 1;
-    if (!outcome.ok) this.failedCalls += 1;
+    if (hit) this.hits += 1;
+    if (fallback) this.fallbacks += 1;
+    if (failed) this.failedCalls += 1;
     const bucket = retries >= 5 ? '5+' : String(retries);
     this.retries.set(bucket, (this.retries.get(bucket) ?? 0) + 1);
     this.prom?.calls.inc({
-      served_by: !outcome.ok ? 'none' : retries === 0 ? 'first_candidate' : 'fallback',
+      served_by: failed ? 'none' : retries === 0 ? 'first_candidate' : 'fallback',
     });
     this.prom?.retries.observe(retries);
   }

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '@agent-reach/sdk/clock';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry as PromRegistry } from 'prom-client';
 import type { TokenAuthority } from '../auth/token-authority.js';
+import { RouteHistory } from '../governance/route-history.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';
 import type { WeightOf } from '../weights/weight-of.js';
@@ -30,6 +32,8 @@ export interface RoutingServiceDeps {
   versions?: DeclarationVersions;
   /** Whether this replica leads (weights and the daily report are written by the leader only). */
   isLeader: () => boolean;
+  /** This replica's name; with a random suffix it names this process's route-history keys. */
+  replicaId: string;
   config: {
     /** `control_plane.warmup`. */
     warmupMs: number;
@@ -46,6 +50,8 @@ export interface RoutingServiceDeps {
     weightIntervalMs?: number;
     /** @default 60000 */
     reportIntervalMs?: number;
+    /** The route history: how long it is kept and how often this replica writes it. */
+    governance: { retentionMs: number; flushMs: number };
   };
 }
 
@@ -62,12 +68,22 @@ export interface WeightedZone {
 export class RoutingService {
   readonly router: Router;
   readonly reporter: ConflictReporter;
+  /** Hourly route and call counts per capability (the governance report's figures). */
+  readonly history: RouteHistory;
   readonly routes: Hono;
   weights: WeightTable | undefined;
   private readonly stops: Array<() => void | Promise<void>> = [];
 
   constructor(private readonly deps: RoutingServiceDeps) {
+    this.history = new RouteHistory({
+      store: deps.store,
+      clock: deps.clock,
+      // A restarted process never overwrites its predecessor's totals for the same hour.
+      writer: `${deps.replicaId.replace(/[^A-Za-z0-9_.-]/g, '_')}-${randomBytes(3).toString('hex')}`,
+      logger: deps.logger,
+    });
     this.router = new Router({
+      history: this.history,
       source: deps.instances,
       clock: deps.clock,
       liveness: deps.liveness,
@@ -117,6 +133,14 @@ export class RoutingService {
     const log = (what: string) => (error: unknown) => deps.logger.error({ err: error }, `${what} failed`);
     this.stops.push(publisher.start(deps.config.weightIntervalMs ?? 5000, log('weight publication')));
     this.stops.push(this.reporter.start(deps.config.reportIntervalMs ?? 60_000, log('conflict report')));
+    this.stops.push(
+      this.history.start({
+        flushMs: deps.config.governance.flushMs,
+        retentionMs: deps.config.governance.retentionMs,
+        isLeader: deps.isLeader,
+        onError: log('route history'),
+      }),
+    );
   }
 
   async close(): Promise<void> {

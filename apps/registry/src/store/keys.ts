@@ -32,6 +32,16 @@ export const KEYS = {
   /** Liveness facts (last seq, last beat, load) a replica accepted, per instance, bound to its lease. */
   livenessPrefix: '/reach/liveness/',
   liveness: (instanceId: string) => `/reach/liveness/${instanceId}`,
+  /**
+   * Hourly route and call counts per capability, one key per replica process (never leased; the
+   * leader deletes days past the retention): `…/<yyyy-mm-dd>/<hh>/<capability>/<writer>`.
+   */
+  routeHistoryPrefix: '/reach/governance/routes/',
+  routeHistoryDay: (day: string) => `/reach/governance/routes/${day}/`,
+  routeHistory: (hourStartMs: number, capability: string, writer: string) => {
+    const iso = new Date(hourStartMs).toISOString();
+    return `/reach/governance/routes/${iso.slice(0, 10)}/${iso.slice(11, 13)}/${capability}/${writer}`;
+  },
   /** CoreDNS etcd plugin (SkyDNS message format) root. */
   skydnsPrefix: '/skydns/',
   /** Leader election name for sweeps, reports and weight publication. */
