@@ -1,5 +1,6 @@
-/** Registry test support for other packages' tests: the store contract suite and the DNS packet fuzzer. */
+/** Registry test support for other packages' tests: the store contract suite, the DNS packet fuzzer, the governance fixture. */
 
+export { GOVERNANCE_EXPECTED, GOVERNANCE_FIXTURE, GOVERNANCE_NOW_MS } from './governance-fixture.js';
 export { fuzzPacket, seededRandom } from './packet-fuzz.js';
 export {
   describeStoreContract,
