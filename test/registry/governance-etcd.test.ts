@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cli } from '@agent-reach/console/cli';
 import {
   openEtcdStore,
   type RegistryStore,
@@ -125,6 +126,22 @@ describe('the governance report on etcd', () => {
           { timeout: 10_000, interval: 250 },
         )
         .toMatchObject(expected);
+    }
+    // `reach report` reads the same figures.
+    for (const json of [true, false]) {
+      const out: string[] = [];
+      const code = await cli(
+        ['report', '--window', '2h', ...(json ? ['--json'] : [])],
+        { REACH_REGISTRY_URL: b.url },
+        { out: (text) => out.push(text), err: (text) => out.push(text) },
+      );
+      expect(code, out.join('\n')).toBe(0);
+      if (json) {
+        const report = GovernanceReport.parse(JSON.parse(out.join('\n')));
+        expect(report.capabilities.find((c) => c.capability === 'summarize')).toMatchObject(expected);
+      } else {
+        expect(out.join('\n')).toMatch(/^summarize\s+3\s+3\s+66\.7%\s.*\s33\.3%\s.*\s0$/m);
+      }
     }
     const keys = (await cluster.raw.getAll().prefix('/reach/governance/routes/').keys()).sort();
     expect(keys).toHaveLength(2);

@@ -5,6 +5,7 @@ import {
   type ErrorCode,
   type ExternalAgentRequest,
   type ExternalAgentResponse,
+  type GovernanceReport,
   type InstanceView,
   ReachError,
   type RouteQueryInput,
@@ -148,6 +149,11 @@ export class ApiClient {
   /** `GET /v1/routing/stats`. */
   routingStats(): Promise<RoutingStats> {
     return this.json('registry', '/v1/routing/stats');
+  }
+
+  /** `GET /v1/reports/governance?window=…`: the governance report. */
+  governanceReport(window: string): Promise<GovernanceReport> {
+    return this.json('registry', `/v1/reports/governance?window=${encodeURIComponent(window)}`);
   }
 
   /** `POST /api/run`: runs a task and waits for its end. */

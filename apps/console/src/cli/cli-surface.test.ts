@@ -46,6 +46,11 @@ const JSON_CASES: Record<
     routes: { 'GET /v1/conflicts': json({ conflicts: [] }) },
     expected: [],
   },
+  report: {
+    argv: ['report', '--window', '30d'],
+    routes: { 'GET /v1/reports/governance?window=30d': json({ window: '30d', capabilities: [] }) },
+    expected: { window: '30d', capabilities: [] },
+  },
   zone: { argv: ['zone'], routes: { 'GET /v1/zone': new Response(ZONE) }, expected: { zone: ZONE } },
   stats: {
     argv: ['stats'],

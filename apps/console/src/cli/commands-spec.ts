@@ -104,6 +104,18 @@ export const COMMANDS = {
     usage: 'reach stats',
     summary: 'routing hit rate, fallback rate, per-instance figures',
   },
+  report: {
+    args: [],
+    options: { window: text },
+    usage: 'reach report [--window 7d]',
+    summary:
+      'the governance report: per-capability hit and fallback rates with their trend, conflicts, declaration changes',
+    details: [
+      '--window W  1h, 24h, 7d (default), 30d: <n>h or <n>d, at most the registry history retention',
+      'Trend: the rate in the later half of the window minus the earlier half, in percentage points.',
+      'Flags: hit rate under 70 % or fallback rate over 10 % over at least 20 calls (docs/governance.md).',
+    ],
+  },
   run: {
     args: ['...task'],
     options: { provider: text, quiet: { type: 'boolean', short: 'q' } },

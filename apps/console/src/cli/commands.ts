@@ -1,7 +1,13 @@
 import { rename, writeFile } from 'node:fs/promises';
-import { type ExternalAgentRequest, parseDuration, type RouteQueryInput } from '@agent-reach/sdk/protocol';
+import {
+  type ExternalAgentRequest,
+  parseDuration,
+  parseReportWindow,
+  type RouteQueryInput,
+} from '@agent-reach/sdk/protocol';
 import type { ApiClient } from './api-client.js';
 import { intOption, type ParsedArgs } from './args.js';
+import { formatGovernanceReport } from './format-governance.js';
 import {
   formatAgent,
   formatAgents,
@@ -207,6 +213,15 @@ export async function runCommand(cmd: Command, deps: CommandDeps): Promise<numbe
     case 'stats':
       show(await api.routingStats(), formatRoutingStats);
       return 0;
+    case 'report': {
+      const window = typeof o.window === 'string' ? o.window : '7d';
+      if (parseReportWindow(window) === null)
+        throw new UsageError(
+          `--window must be <n>h or <n>d (1h, 24h, 7d, 30d), got ${JSON.stringify(window)}`,
+        );
+      show(await api.governanceReport(window), formatGovernanceReport);
+      return 0;
+    }
     case 'run':
       return runTask(cmd, deps);
     case 'start': {
