@@ -241,6 +241,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports/governance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The governance report (seed article 6.3)
+         * @description Over a window ending with the current hour: conflicts seen (daily conflict reports of the days it touches, and live ones), declaration versions recorded with their change reasons, and per capability the route hit rate and fallback rate from the durable hourly route history, with their trend (later half of the window against the earlier half) and an hourly or daily series (docs/governance.md).
+         */
+        get: operations["getV1ReportsGovernance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/external": {
         parameters: {
             query?: never;
@@ -2008,6 +2028,170 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "INTERNAL";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getV1ReportsGovernance: {
+        parameters: {
+            query?: {
+                window?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        window: string;
+                        from: string;
+                        to: string;
+                        generated_at: string;
+                        retention_ms: number;
+                        thresholds: {
+                            hit_rate_min: number;
+                            fallback_rate_max: number;
+                            min_calls: number;
+                        };
+                        totals: {
+                            routes: number;
+                            calls: number;
+                            hits: number;
+                            fallbacks: number;
+                            failures: number;
+                            hit_rate: number | null;
+                            fallback_rate: number | null;
+                        };
+                        capabilities: {
+                            routes: number;
+                            calls: number;
+                            hits: number;
+                            fallbacks: number;
+                            failures: number;
+                            hit_rate: number | null;
+                            fallback_rate: number | null;
+                            capability: string;
+                            flags: ("hit_rate_low" | "fallback_rate_high")[];
+                            trend: {
+                                earlier: {
+                                    routes: number;
+                                    calls: number;
+                                    hits: number;
+                                    fallbacks: number;
+                                    failures: number;
+                                    hit_rate: number | null;
+                                    fallback_rate: number | null;
+                                    from: string;
+                                    to: string;
+                                };
+                                later: {
+                                    routes: number;
+                                    calls: number;
+                                    hits: number;
+                                    fallbacks: number;
+                                    failures: number;
+                                    hit_rate: number | null;
+                                    fallback_rate: number | null;
+                                    from: string;
+                                    to: string;
+                                };
+                                hit_rate_change: number | null;
+                                fallback_rate_change: number | null;
+                            } | null;
+                            series: {
+                                routes: number;
+                                calls: number;
+                                hits: number;
+                                fallbacks: number;
+                                failures: number;
+                                hit_rate: number | null;
+                                fallback_rate: number | null;
+                                from: string;
+                                to: string;
+                            }[];
+                        }[];
+                        conflicts: {
+                            capability: string;
+                            domain: string;
+                            agents: string[];
+                            priority: number;
+                            since: string;
+                            overlap?: {
+                                operation: string;
+                                output_formats: string[] | null;
+                                max_tokens: number | null;
+                            };
+                            instances?: string[];
+                            days: string[];
+                            live: boolean;
+                        }[];
+                        declaration_changes: {
+                            agent_name: string;
+                            version: string;
+                            previous_version: string | null;
+                            change_reason: string | null;
+                            recorded_at: string;
+                            changed_by: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "VALIDATION_FAILED";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "INTERNAL";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "STORE_UNAVAILABLE";
                         message: string;
                         requestId?: string;
                         data?: {
