@@ -2145,6 +2145,17 @@ export interface operations {
                             change_reason: string | null;
                             recorded_at: string;
                             changed_by: string | null;
+                            verified: boolean;
+                        }[];
+                        verify_after_calls: number;
+                        unverified_versions: {
+                            agent_name: string;
+                            version: string;
+                            recorded_at: string;
+                            change_reason: string | null;
+                            successful_calls: number;
+                            live_instances: number;
+                            newest: boolean;
                         }[];
                     };
                 };

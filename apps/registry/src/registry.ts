@@ -250,6 +250,15 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
           declarations,
           conflictReports: routing.reporter,
           liveConflicts: () => routing.router.conflicts.list().map(toConflictView),
+          liveVersions: () => {
+            const live = new Map<string, number>();
+            for (const record of instances.all()) {
+              const key = `${record.agent_name}/${record.declaration.version}`;
+              live.set(key, (live.get(key) ?? 0) + 1);
+            }
+            return live;
+          },
+          verifyAfterCalls: config.declarations.verifyAfterCalls,
           clock,
           retentionMs: config.governance.retentionMs,
         }),

@@ -94,8 +94,25 @@ export const DeclarationChange = z.object({
   change_reason: z.string().nullable(),
   recorded_at: z.string(),
   changed_by: z.string().nullable(),
+  /** Whether the version is verified now (by its successful calls or an operator). */
+  verified: z.boolean(),
 });
 export type DeclarationChange = z.infer<typeof DeclarationChange>;
+
+/** A declaration version that has not earned trust yet (routing prefers verified versions). */
+export const UnverifiedVersion = z.object({
+  agent_name: z.string(),
+  version: z.string(),
+  recorded_at: z.string(),
+  change_reason: z.string().nullable(),
+  /** Successful calls counted toward verification so far (every replica's). */
+  successful_calls: z.number().int().min(0),
+  /** Live instances registered with this version now. */
+  live_instances: z.number().int().min(0),
+  /** Whether it is its agent's newest recorded version. */
+  newest: z.boolean(),
+});
+export type UnverifiedVersion = z.infer<typeof UnverifiedVersion>;
 
 /** `GET /v1/reports/governance`: the weekly governance report of seed article 6.3. */
 export const GovernanceReport = z.object({
@@ -113,5 +130,9 @@ export const GovernanceReport = z.object({
   capabilities: z.array(CapabilityRates),
   conflicts: z.array(ReportedConflict),
   declaration_changes: z.array(DeclarationChange),
+  /** Successful calls that verify a version (`control_plane.declarations.verify_after_calls`; 0: operators only). */
+  verify_after_calls: z.number().int().min(0),
+  /** Every kept version not verified now, whenever it was recorded: live ones first, then newest first. */
+  unverified_versions: z.array(UnverifiedVersion),
 });
 export type GovernanceReport = z.infer<typeof GovernanceReport>;

@@ -9,7 +9,7 @@ function formatChange(change: number | null | undefined): string {
   return `${change > 0 ? '+' : ''}${points} pp`;
 }
 
-/** `reach report`: routing per capability, conflicts, declaration changes (seed article 6.3). */
+/** `reach report`: routing per capability, conflicts, declaration changes, unverified versions (seed article 6.3). */
 export function formatGovernanceReport(report: GovernanceReport): string {
   const t = report.thresholds;
   const head = formatFields([
@@ -57,11 +57,36 @@ export function formatGovernanceReport(report: GovernanceReport): string {
       { header: 'agent', cell: (c) => c.agent_name },
       { header: 'version', cell: (c) => `${c.previous_version ?? '(new)'} → ${c.version}` },
       { header: 'by', cell: (c) => c.changed_by ?? '-' },
+      { header: 'verified', cell: (c) => (c.verified ? 'yes' : 'no') },
       { header: 'reason', cell: (c) => c.change_reason ?? '(no change reason)', max: 70 },
     ],
     report.declaration_changes,
     'no declaration changes',
   );
+  const unverified = formatTable(
+    [
+      { header: 'agent', cell: (v) => v.agent_name },
+      { header: 'version', cell: (v) => v.version },
+      { header: 'recorded', cell: (v) => v.recorded_at },
+      {
+        header: 'calls',
+        cell: (v) =>
+          report.verify_after_calls > 0
+            ? `${v.successful_calls}/${report.verify_after_calls}`
+            : String(v.successful_calls),
+        align: 'right',
+      },
+      { header: 'live', cell: (v) => String(v.live_instances), align: 'right' },
+      { header: 'newest', cell: (v) => (v.newest ? 'yes' : 'no') },
+      { header: 'reason', cell: (v) => v.change_reason ?? '-', max: 50 },
+    ],
+    report.unverified_versions,
+    'every version is verified',
+  );
+  const verifiedBy =
+    report.verify_after_calls > 0
+      ? `verified after ${report.verify_after_calls} successful calls or by an operator`
+      : 'verified by an operator';
   return [
     head,
     '',
@@ -73,5 +98,8 @@ export function formatGovernanceReport(report: GovernanceReport): string {
     '',
     `declaration changes (${report.declaration_changes.length})`,
     changes,
+    '',
+    `unverified versions (${report.unverified_versions.length}; ${verifiedBy})`,
+    unverified,
   ].join('\n');
 }

@@ -80,6 +80,7 @@ const REPORT: GovernanceReport = {
       change_reason: 'max_tokens 5000 → 8000',
       recorded_at: '2026-03-05T08:00:00.000Z',
       changed_by: 'text',
+      verified: true,
     },
     {
       agent_name: 'trans-b',
@@ -88,6 +89,19 @@ const REPORT: GovernanceReport = {
       change_reason: null,
       recorded_at: '2026-03-06T09:00:00.000Z',
       changed_by: null,
+      verified: false,
+    },
+  ],
+  verify_after_calls: 20,
+  unverified_versions: [
+    {
+      agent_name: 'trans-b',
+      version: '1',
+      recorded_at: '2026-03-06T09:00:00.000Z',
+      change_reason: null,
+      successful_calls: 2,
+      live_instances: 1,
+      newest: true,
     },
   ],
 };
@@ -108,8 +122,14 @@ describe('reach report', () => {
       /^summarize\s+text_processing\s+80\s+sum-a, sum-b\s+2026-03-05T09:00:00\.000Z\s+gone\s+2026-03-05, 2026-03-06$/m,
     );
     expect(r.out).toContain('declaration changes (2)');
-    expect(r.out).toMatch(/^2026-03-05T08:00:00\.000Z\s+sum-a\s+1 → 2\s+text\s+max_tokens 5000 → 8000$/m);
-    expect(r.out).toMatch(/^2026-03-06T09:00:00\.000Z\s+trans-b\s+\(new\) → 1\s+-\s+\(no change reason\)$/m);
+    expect(r.out).toMatch(
+      /^2026-03-05T08:00:00\.000Z\s+sum-a\s+1 → 2\s+text\s+yes\s+max_tokens 5000 → 8000$/m,
+    );
+    expect(r.out).toMatch(
+      /^2026-03-06T09:00:00\.000Z\s+trans-b\s+\(new\) → 1\s+-\s+no\s+\(no change reason\)$/m,
+    );
+    expect(r.out).toContain('unverified versions (1; verified after 20 successful calls or by an operator)');
+    expect(r.out).toMatch(/^trans-b\s+1\s+2026-03-06T09:00:00\.000Z\s+2\/20\s+1\s+yes\s+-$/m);
   });
 
   it('passes --window and prints the API answer as is with --json', async () => {
@@ -121,12 +141,23 @@ describe('reach report', () => {
   });
 
   it('says when the window had no traffic, conflicts or changes', async () => {
-    const quiet = { ...REPORT, capabilities: [], conflicts: [], declaration_changes: [] };
+    const quiet = {
+      ...REPORT,
+      capabilities: [],
+      conflicts: [],
+      declaration_changes: [],
+      unverified_versions: [],
+    };
     const r = await run(['report', '--window', '1h'], {
       'GET /v1/reports/governance?window=1h': json(quiet),
     });
     expect(r.code).toBe(0);
-    for (const text of ['no routes or calls in the window', 'no conflicts', 'no declaration changes'])
+    for (const text of [
+      'no routes or calls in the window',
+      'no conflicts',
+      'no declaration changes',
+      'every version is verified',
+    ])
       expect(r.out).toContain(text);
   });
 

@@ -1,6 +1,7 @@
-import { GovernanceReport } from '@agent-reach/sdk/protocol';
+import { Declaration, GovernanceReport } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { summarizerDeclaration } from '../testing/fixtures.js';
 import { GOVERNANCE_EXPECTED, GOVERNANCE_FIXTURE, GOVERNANCE_NOW_MS } from '../testing/governance-fixture.js';
 import { call } from '../testing/http.js';
 import { startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
@@ -151,7 +152,9 @@ describe('buildGovernanceReport', () => {
         { ...view, instances: ['a-1', 'b-1'] },
         { ...view, agents: ['c', 'd'] },
       ],
-      declarationChanges: [],
+      history: [],
+      liveVersions: new Map(),
+      verifyAfterCalls: 20,
     });
     expect(report.conflicts).toEqual([
       {
@@ -162,6 +165,54 @@ describe('buildGovernanceReport', () => {
         live: true,
       },
       { ...view, agents: ['c', 'd'], days: [], live: true },
+    ]);
+  });
+
+  it('lists unverified versions live ones first, then newest first, with their agent’s newest marked', () => {
+    const entry = (agent: string, version: string, at: string, verified = false) => ({
+      agent_name: agent,
+      version,
+      change_reason: version === '1' ? null : `to ${version}`,
+      recorded_at: at,
+      changed_by: null,
+      declaration: Declaration.parse(summarizerDeclaration({ agent_name: agent, version })),
+      verified,
+      verified_at: null,
+      verified_by: null,
+      verified_reason: null,
+      successful_calls: Number(version),
+    });
+    const report = buildGovernanceReport({
+      window: '1d',
+      windowMs: 24 * 3_600_000,
+      nowMs: Date.parse('2026-03-10T12:30:00Z'),
+      retentionMs: 30 * 86_400_000,
+      buckets: [],
+      conflictReports: [],
+      liveConflicts: [],
+      history: [
+        entry('sum-a', '1', '2026-03-01T00:00:00.000Z'),
+        entry('sum-a', '2', '2026-03-10T01:00:00.000Z', true),
+        entry('sum-a', '3', '2026-03-10T02:00:00.000Z'),
+        entry('sum-b', '1', '2026-03-09T00:00:00.000Z'),
+      ],
+      liveVersions: new Map([
+        ['sum-a/1', 2],
+        ['sum-a/2', 1],
+      ]),
+      verifyAfterCalls: 0,
+    });
+    expect(
+      report.unverified_versions.map((v) => [v.agent_name, v.version, v.live_instances, v.newest]),
+    ).toEqual([
+      ['sum-a', '1', 2, false],
+      ['sum-a', '3', 0, true],
+      ['sum-b', '1', 0, true],
+    ]);
+    expect(report.verify_after_calls).toBe(0);
+    expect(report.declaration_changes.map((c) => [c.version, c.previous_version, c.verified])).toEqual([
+      ['2', '1', true],
+      ['3', '2', false],
     ]);
   });
 
@@ -178,7 +229,9 @@ describe('buildGovernanceReport', () => {
       ],
       conflictReports: [],
       liveConflicts: [],
-      declarationChanges: [],
+      history: [],
+      liveVersions: new Map(),
+      verifyAfterCalls: 20,
     });
     expect(report.capabilities.map((c) => [c.capability, c.hit_rate, c.flags])).toEqual([
       ['busy', 0.65, ['hit_rate_low', 'fallback_rate_high']],

@@ -3,6 +3,7 @@ import {
   type ConflictView,
   type DailyConflictReport,
   type DeclarationChange,
+  type DeclarationHistoryEntry,
   GOVERNANCE_THRESHOLDS,
   type GovernanceFlag,
   type GovernanceReport,
@@ -11,6 +12,7 @@ import {
   type RouteCounts,
   type RouteRates,
   type RouteStretch,
+  type UnverifiedVersion,
 } from '@agent-reach/sdk/protocol';
 import { conflictViewKey } from '../routing/conflict-report.js';
 import { type HistoryBucket, HOUR_MS } from './route-history.js';
@@ -31,7 +33,12 @@ export interface ReportInputs {
   conflictReports: readonly DailyConflictReport[];
   /** The conflicts right now. */
   liveConflicts: readonly ConflictView[];
-  declarationChanges: DeclarationChange[];
+  /** Every agent's kept declaration history, each agent's oldest version first. */
+  history: readonly DeclarationHistoryEntry[];
+  /** Live instances per `<agent>/<version>`. */
+  liveVersions: ReadonlyMap<string, number>;
+  /** `control_plane.declarations.verify_after_calls`. */
+  verifyAfterCalls: number;
 }
 
 /** The window's hour-aligned bounds: it ends with the current hour. */
@@ -139,6 +146,60 @@ function conflictsOf(
     .map(([, entry]) => entry);
 }
 
+/** The versions recorded in [fromMs, toMs), oldest first, each with its agent's version before it. */
+function changesOf(
+  history: readonly DeclarationHistoryEntry[],
+  fromMs: number,
+  toMs: number,
+): DeclarationChange[] {
+  const last = new Map<string, string>();
+  const changes: DeclarationChange[] = [];
+  for (const entry of history) {
+    const at = Date.parse(entry.recorded_at);
+    if (at >= fromMs && at < toMs) {
+      changes.push({
+        agent_name: entry.agent_name,
+        version: entry.version,
+        previous_version: last.get(entry.agent_name) ?? null,
+        change_reason: entry.change_reason,
+        recorded_at: entry.recorded_at,
+        changed_by: entry.changed_by,
+        verified: entry.verified,
+      });
+    }
+    last.set(entry.agent_name, entry.version);
+  }
+  return changes.sort(
+    (a, b) => a.recorded_at.localeCompare(b.recorded_at) || a.agent_name.localeCompare(b.agent_name),
+  );
+}
+
+/** Every version not verified now: live ones first, then newest first. */
+function unverifiedOf(
+  history: readonly DeclarationHistoryEntry[],
+  liveVersions: ReadonlyMap<string, number>,
+): UnverifiedVersion[] {
+  const newest = new Map<string, string>();
+  for (const entry of history) newest.set(entry.agent_name, entry.version);
+  return history
+    .filter((entry) => !entry.verified)
+    .map((entry) => ({
+      agent_name: entry.agent_name,
+      version: entry.version,
+      recorded_at: entry.recorded_at,
+      change_reason: entry.change_reason,
+      successful_calls: entry.successful_calls,
+      live_instances: liveVersions.get(`${entry.agent_name}/${entry.version}`) ?? 0,
+      newest: newest.get(entry.agent_name) === entry.version,
+    }))
+    .sort(
+      (a, b) =>
+        Number(b.live_instances > 0) - Number(a.live_instances > 0) ||
+        b.recorded_at.localeCompare(a.recorded_at) ||
+        a.agent_name.localeCompare(b.agent_name),
+    );
+}
+
 /** Builds the governance report from what was read (pure: the same inputs give the same report). */
 export function buildGovernanceReport(inputs: ReportInputs): GovernanceReport {
   const { fromMs, toMs } = windowBounds(inputs.nowMs, inputs.windowMs);
@@ -176,6 +237,8 @@ export function buildGovernanceReport(inputs: ReportInputs): GovernanceReport {
     totals: ratesOf(totals),
     capabilities,
     conflicts: conflictsOf(inputs.conflictReports, inputs.liveConflicts),
-    declaration_changes: inputs.declarationChanges,
+    declaration_changes: changesOf(inputs.history, fromMs, toMs),
+    verify_after_calls: inputs.verifyAfterCalls,
+    unverified_versions: unverifiedOf(inputs.history, inputs.liveVersions),
   };
 }

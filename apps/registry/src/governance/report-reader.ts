@@ -15,7 +15,11 @@ import type { RouteHistory } from './route-history.js';
 /** What a governance report is read from. */
 export interface ReportReaderDeps {
   history: Pick<RouteHistory, 'read'>;
-  declarations: Pick<DeclarationLog, 'changes'>;
+  declarations: Pick<DeclarationLog, 'allHistory'>;
+  /** Live instances per `<agent>/<version>` now. */
+  liveVersions: () => ReadonlyMap<string, number>;
+  /** `control_plane.declarations.verify_after_calls`. */
+  verifyAfterCalls: number;
   conflictReports: Pick<ConflictReporter, 'read'>;
   /** The conflicts right now. */
   liveConflicts: () => ConflictView[];
@@ -48,9 +52,9 @@ export class ReportReader {
     const nowMs = this.deps.clock.wallNow();
     const { fromMs, toMs } = windowBounds(nowMs, windowMs);
     try {
-      const [buckets, declarationChanges, reports] = await Promise.all([
+      const [buckets, history, reports] = await Promise.all([
         this.deps.history.read(fromMs, toMs),
-        this.deps.declarations.changes(fromMs, toMs),
+        this.deps.declarations.allHistory(),
         Promise.all(daysOf(fromMs, toMs).map((day) => this.deps.conflictReports.read(day))),
       ]);
       return buildGovernanceReport({
@@ -59,7 +63,9 @@ export class ReportReader {
         nowMs,
         retentionMs: this.deps.retentionMs,
         buckets,
-        declarationChanges,
+        history,
+        liveVersions: this.deps.liveVersions(),
+        verifyAfterCalls: this.deps.verifyAfterCalls,
         conflictReports: reports.filter((r): r is DailyConflictReport => r !== null),
         liveConflicts: this.deps.liveConflicts(),
       });

@@ -219,6 +219,14 @@ describe('the route history of two registry replicas on one store', () => {
     const expected = { routes: 3, calls: 3, hits: 1, fallbacks: 1, failures: 1, hit_rate: 0.3333 };
     expect(await summarize(a)).toMatchObject(expected);
     expect(await summarize(b)).toMatchObject(expected);
+    // The registered version is live and not verified yet (its successful call counts toward it).
+    const report = (await call(a.app, 'GET', '/v1/reports/governance?window=1h')).body as GovernanceReport;
+    expect(report.unverified_versions).toMatchObject([
+      { agent_name: 'summarizer-v2', version: '1', live_instances: 1, newest: true },
+    ]);
+    expect(report.declaration_changes).toMatchObject([
+      { agent_name: 'summarizer-v2', version: '1', previous_version: null, verified: false },
+    ]);
     const keys = (await store.list(KEYS.routeHistoryPrefix)).map(({ key }) => key);
     expect(keys).toHaveLength(2);
     expect(keys.every((key) => /\/summarize\/reg-[ab]-[0-9a-f]{6}$/.test(key))).toBe(true);

@@ -1,10 +1,10 @@
 import {
   type DailyConflictReport,
   Declaration,
-  type DeclarationHistoryEntry,
   type GovernanceReport,
   type RouteCounts,
 } from '@agent-reach/sdk/protocol';
+import type { StoredHistory } from '../registration/history-entries.js';
 import { conflictReportKey } from '../routing/conflict-report.js';
 import { KEYS } from '../store/keys.js';
 import type { PutOp } from '../store/store.js';
@@ -56,7 +56,7 @@ function declared(
   reason: string | null,
   by: string | null,
 ): PutOp {
-  const entry: DeclarationHistoryEntry = {
+  const entry: StoredHistory = {
     agent_name: agent,
     version,
     change_reason: reason,
@@ -111,8 +111,22 @@ export const GOVERNANCE_FIXTURE: PutOp[] = [
   declared('sum-a', '2', '2026-03-05T08:00:00.000Z', 'max_tokens 5000 → 8000', 'text'),
   // The same version recorded by a second replica a moment later: shown once.
   declared('sum-a', '2', '2026-03-05T08:00:00.005Z', 'max_tokens 5000 → 8000', 'text'),
-  declared('sum-a', '3', '2026-03-09T15:00:00.000Z', null, null),
-  declared('trans-b', '1', '2026-03-06T09:00:00.000Z', 'first release', 'ops'),
+  declared('sum-a', '3', '2026-03-09T15:00:00.000Z', 'output formats json, text', null),
+  declared('trans-b', '1', '2026-03-06T09:00:00.000Z', null, 'ops'),
+  // sum-a 2 earned its verification; sum-a 3 and trans-b 1 are counting successful calls (two replicas).
+  {
+    key: KEYS.verification('sum-a', '2'),
+    value: JSON.stringify({
+      agent_name: 'sum-a',
+      version: '2',
+      verified_at: '2026-03-06T00:00:00.000Z',
+      verified_by: 'calls',
+      reason: 'served 20 successful calls',
+    }),
+  },
+  { key: KEYS.versionCalls('sum-a', '3', 'reg-a'), value: '3' },
+  { key: KEYS.versionCalls('sum-a', '3', 'reg-b'), value: '4' },
+  { key: KEYS.versionCalls('trans-b', '1', 'reg-a'), value: '2' },
 ];
 
 const none = { routes: 0, calls: 0, hits: 0, fallbacks: 0, failures: 0, hit_rate: null, fallback_rate: null };
@@ -259,22 +273,56 @@ export const GOVERNANCE_EXPECTED: GovernanceReport = {
       change_reason: 'max_tokens 5000 → 8000',
       recorded_at: '2026-03-05T08:00:00.000Z',
       changed_by: 'text',
+      verified: true,
     },
     {
       agent_name: 'trans-b',
       version: '1',
       previous_version: null,
-      change_reason: 'first release',
+      change_reason: null,
       recorded_at: '2026-03-06T09:00:00.000Z',
       changed_by: 'ops',
+      verified: false,
     },
     {
       agent_name: 'sum-a',
       version: '3',
       previous_version: '2',
-      change_reason: null,
+      change_reason: 'output formats json, text',
       recorded_at: '2026-03-09T15:00:00.000Z',
       changed_by: null,
+      verified: false,
+    },
+  ],
+  verify_after_calls: 20,
+  // Every unverified version kept, whenever recorded (sum-a 1 predates the window); none is live here.
+  unverified_versions: [
+    {
+      agent_name: 'sum-a',
+      version: '3',
+      recorded_at: '2026-03-09T15:00:00.000Z',
+      change_reason: 'output formats json, text',
+      successful_calls: 7,
+      live_instances: 0,
+      newest: true,
+    },
+    {
+      agent_name: 'trans-b',
+      version: '1',
+      recorded_at: '2026-03-06T09:00:00.000Z',
+      change_reason: null,
+      successful_calls: 2,
+      live_instances: 0,
+      newest: true,
+    },
+    {
+      agent_name: 'sum-a',
+      version: '1',
+      recorded_at: '2026-02-20T00:00:00.000Z',
+      change_reason: null,
+      successful_calls: 0,
+      live_instances: 0,
+      newest: false,
     },
   ],
 };
