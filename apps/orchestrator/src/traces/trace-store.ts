@@ -30,8 +30,8 @@ import {
   type TraceDb,
   writeBatchTx,
 } from './trace-batch.js';
-import { finishInOneStatement } from './trace-finish.js';
 import { newTraceId, TraceId } from './trace-id.js';
+import { writeInOneStatement } from './trace-statement.js';
 
 export type { TraceDb } from './trace-batch.js';
 
@@ -154,11 +154,10 @@ export class TraceStore {
       owner: batch.owner,
     };
     const ctx = this.#ctx(now);
-    if (checked.finish !== undefined) {
-      // The usual end of a run (still running): one statement. Anything else: the transaction below.
-      const done = await finishInOneStatement(this.#db, traceId, { ...checked, finish: checked.finish }, ctx);
-      if (done !== undefined) return ok(done);
-    }
+    // The usual case (the run is there, still this owner's, and running when the batch ends it): one
+    // statement. Anything else goes through the transaction below, which tells the cases apart.
+    const done = await writeInOneStatement(this.#db, traceId, checked, ctx);
+    if (done !== undefined) return ok(done);
     return this.#db.transaction((tx) => writeBatchTx(tx, traceId, checked, ctx));
   }
 

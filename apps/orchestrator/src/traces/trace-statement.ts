@@ -10,9 +10,6 @@ import {
   type TraceDb,
 } from './trace-batch.js';
 
-/** A checked batch that ends its trace. */
-type FinishingBatch = CheckedBatch & { finish: NonNullable<CheckedBatch['finish']> };
-
 const NODE_COLUMNS = getTableColumns(nodes) as Record<string, PgColumn>;
 
 /** A value as `jsonb_to_recordset` reads it: dates as ISO text, everything else as it is. */
@@ -24,30 +21,34 @@ function recordShape(columns: readonly PgColumn[]): SQL {
 }
 
 /**
- * The end of a run in ONE statement (each statement costs PGlite about a millisecond or two, and this
- * is on the answer's critical path): data-modifying CTEs that end the trace row (bumping its seq and
- * notifying, only while it is still running), then insert the events numbered after the bumped seq,
- * upsert the nodes (one CTE per set of columns, as the transactional path does) and the plan. Every
- * insert reads from the trace update, so when the trace is no longer running nothing at all is written
- * and `undefined` comes back: the caller then takes the transactional path, which knows the other
- * cases (not found, already ended). A single statement is atomic on its own.
+ * A batch in ONE statement (each statement costs PGlite about a millisecond or two, and a Postgres
+ * round trip; the end of a run is on the answer's critical path, and a non-idempotent call waits for
+ * its write): data-modifying CTEs that first move the trace row's seq past the batch's events and
+ * notify (only while `owner` holds the run; when the batch ends the run, only while it is still
+ * running, and then the row gets its end too), then insert the events numbered after the bumped seq,
+ * upsert the nodes (one CTE per set of columns) and the plan. Every insert reads from the trace row's
+ * CTE, so when the row is not there for this batch nothing at all is written and `undefined` comes
+ * back: the caller then takes the transactional path, which knows those cases (not found, not the
+ * owner, already ended). A single statement is atomic on its own, and needs no BEGIN/COMMIT.
  */
-export async function finishInOneStatement(
+export async function writeInOneStatement(
   db: TraceDb,
   traceId: string,
-  batch: FinishingBatch,
+  batch: CheckedBatch,
   ctx: { channel: string; now: Date },
 ): Promise<BatchResult | undefined> {
   const { finish } = batch;
-  const items = finish.event === undefined ? batch.events : [...batch.events, finish.event];
+  const items = finish?.event === undefined ? batch.events : [...batch.events, finish.event];
   const n = items.length;
   const now = ctx.now.toISOString();
   const latest = n === 0 ? null : new Date(Math.max(...items.map((i) => i.at.getTime()))).toISOString();
-  const t = finish.trace;
-  const stats = t.stats === undefined || t.stats === null ? null : JSON.stringify(t.stats);
+  const owned = batch.owner === undefined ? sql`` : sql` and owner = ${batch.owner}`;
 
-  const ctes: SQL[] = [
-    sql`t as (
+  const ctes: SQL[] = [];
+  if (finish !== undefined) {
+    const t = finish.trace;
+    const stats = t.stats === undefined || t.stats === null ? null : JSON.stringify(t.stats);
+    ctes.push(sql`t as (
       update ${traces} set
         status = ${t.status},
         finished_at = ${now}::timestamptz,
@@ -57,10 +58,24 @@ export async function finishInOneStatement(
         error = ${t.error ?? null},
         last_seq = last_seq + ${n}::int,
         last_event_at = greatest(last_event_at, coalesce(${latest}::timestamptz, last_event_at))
-      where id = ${traceId} and status = 'running'${batch.owner === undefined ? sql`` : sql` and owner = ${batch.owner}`}
+      where id = ${traceId} and status = 'running'${owned}
       returning last_seq, ${n === 0 ? sql`null` : sql`pg_notify(${ctx.channel}, ${`${traceId}:`} || last_seq)`} as notified
-    )`,
-  ];
+    )`);
+  } else if (n > 0) {
+    // The update locks the row: concurrent batches of one trace number their events one after the other.
+    ctes.push(sql`t as (
+      update ${traces} set
+        last_seq = last_seq + ${n}::int,
+        last_event_at = greatest(last_event_at, ${latest}::timestamptz)
+      where id = ${traceId}${owned}
+      returning last_seq, pg_notify(${ctx.channel}, ${`${traceId}:`} || last_seq) as notified
+    )`);
+  } else {
+    // Nothing to number: share-lock the row, so a concurrent delete either waits or leaves nothing written.
+    ctes.push(sql`t as (
+      select last_seq from ${traces} where id = ${traceId}${owned} for share
+    )`);
+  }
   if (n > 0) {
     const rows = items.map((item, k) => ({
       k: k + 1,
@@ -120,7 +135,7 @@ export async function finishInOneStatement(
   const lastSeq = Number(rows[0]!.last_seq);
   const first = lastSeq - n + 1;
   return {
-    finished: true,
+    finished: finish !== undefined,
     events: items.map((item, k) => ({
       trace_id: traceId,
       seq: first + k,
