@@ -4,8 +4,10 @@ import { type Context, ROOT_CONTEXT, TraceFlags, type Tracer, trace } from '@ope
 import type { OrchestratorMetrics } from './api/metrics.js';
 import type { CapabilityIndex, DiscoveryView } from './discovery/index.js';
 import {
+  beginRun,
   type CallAttempt,
   type PipelineDeps,
+  type ResumePoint,
   type RunRequest,
   type RunSummary,
   resumePoint,
@@ -145,8 +147,7 @@ export class Orchestrator {
 
   /** Ends a run that every owner died running: aborted, no node left running or pending. */
   private async giveUp(detail: TraceDetail, claim: ClaimedRun): Promise<void> {
-    const owner = this.owner;
-    const log = new TraceWriter(this.deps.store, claim.id, owner === undefined ? {} : { owner });
+    const log = this.writer(claim.id);
     const reason = `taken over ${claim.resumes} times and never finished: not resumed again`;
     for (const node of detail.nodes) {
       if (node.status === 'running')
@@ -164,7 +165,7 @@ export class Orchestrator {
     parent: Context,
     request: RunRequest,
     begin: (traceId: string) => Promise<void>,
-    resume?: Parameters<typeof runPipeline>[5],
+    resume?: ResumePoint,
   ): Promise<StartedRun> {
     const abort = new AbortController();
     let announce!: (value: { traceId: string; log: TraceWriter }) => void;
@@ -173,7 +174,6 @@ export class Orchestrator {
       announce = resolve;
       refuse = reject;
     });
-    const owner = this.deps.ownership?.owner;
     const done = withSpan(
       this.deps.tracer,
       'reach.run',
@@ -183,6 +183,7 @@ export class Orchestrator {
       },
       async (span, ctx) => {
         const { ctx: runCtx, traceId } = ensureTraceContext(ctx);
+        const begun = beginRun(this.pipeline, runCtx, resume);
         try {
           await begin(traceId);
         } catch (error) {
@@ -191,9 +192,9 @@ export class Orchestrator {
         }
         span.setAttribute('reach.trace_id', traceId);
         this.deps.metrics?.runsActive.inc();
-        const log = new TraceWriter(this.deps.store, traceId, owner === undefined ? {} : { owner });
+        const log = this.writer(traceId);
         announce({ traceId, log });
-        const summary = await runPipeline(this.pipeline, log, request, runCtx, abort.signal, resume);
+        const summary = await runPipeline(this.pipeline, log, request, runCtx, abort.signal, begun, resume);
         span.setAttribute('reach.status', summary.status);
         if (summary.status === 'failed') markSpanFailed(span, summary.error ?? 'the run failed');
         return summary;
@@ -247,6 +248,12 @@ export class Orchestrator {
     if (reason !== 'cancel') await run.log.seal();
     run.abort.abort();
     await run.done;
+  }
+
+  /** A run's writer: every batch fenced by this orchestrator's ownership of the run. */
+  private writer(traceId: string): TraceWriter {
+    const owner = this.deps.ownership?.owner;
+    return new TraceWriter(this.deps.store, traceId, owner === undefined ? {} : { owner });
   }
 
   /** Ids of the runs in progress in this process. */

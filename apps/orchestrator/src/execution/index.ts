@@ -12,5 +12,12 @@ export type {
   RunLog,
 } from './ports.js';
 export { type ResumePoint, resumePoint } from './resume-point.js';
-export { type PipelineDeps, type RunRequest, type RunSummary, runPipeline } from './run-pipeline.js';
+export {
+  beginRun,
+  type PipelineDeps,
+  type RunRequest,
+  type RunStart,
+  type RunSummary,
+  runPipeline,
+} from './run-pipeline.js';
 export { type SdkCallOptions, sdkCallAttempt } from './sdk-call.js';

@@ -57,11 +57,38 @@ export interface PipelineDeps {
   onError?: (error: unknown, traceId: string) => void;
 }
 
+/** A run that has begun: its discovery under way, and when it began (monotonic ms). */
+export interface RunStart {
+  discovering: Promise<Discovery>;
+  startedAt: number;
+}
+
 /**
- * One run after its trace exists (seed 3.2–3.6): discovery → plan → bind → layers → deliverable and
- * status; it never throws — an unexpected failure ends the trace as failed (or aborted when stopped).
- * With a `resume` point it goes on from a previous owner's record: the stored plan, ended nodes reused,
- * calls in flight re-sent with their request_id.
+ * Begins a run: its clock and its discovery (the `reach.discovery` span under the run's). Discovery
+ * reads nothing of the run's record, so it goes on while the trace is being created rather than after:
+ * the two round trips overlap. A resumed run with calls in flight looks for the very instances it sent
+ * them to, not just enough to bind.
+ */
+export function beginRun(
+  deps: Pick<PipelineDeps, 'index' | 'tracer' | 'now'>,
+  runCtx: Context,
+  resume?: ResumePoint,
+): RunStart {
+  const startedAt = deps.now();
+  const enoughToBind = resume === undefined || resume.inFlight.size === 0;
+  const discovering = withSpan(deps.tracer, 'reach.discovery', { parent: runCtx }, () =>
+    deps.index.discover(undefined, { reuseDns: true, enoughToBind }),
+  );
+  // Awaited by the pipeline; when the trace cannot be created the run never gets there.
+  discovering.catch(() => {});
+  return { discovering, startedAt };
+}
+
+/**
+ * One run after its trace exists (seed 3.2–3.6): discovery (begun by `beginRun`) → plan →
+ * bind → layers → deliverable and status; it never throws — an unexpected failure ends the trace as
+ * failed (or aborted when stopped). With a `resume` point it goes on from a previous owner's record:
+ * the stored plan, ended nodes reused, calls in flight re-sent with their request_id.
  */
 export async function runPipeline(
   deps: PipelineDeps,
@@ -69,11 +96,12 @@ export async function runPipeline(
   request: RunRequest,
   runCtx: Context,
   signal: AbortSignal,
+  begun: RunStart,
   resume?: ResumePoint,
 ): Promise<RunSummary> {
   const { tracer, metrics } = deps;
   const traceId = log.traceId;
-  const t0 = deps.now();
+  const t0 = begun.startedAt;
   let planDegraded = false;
   let outcomes: NodeOutcome[] = [];
   try {
@@ -91,11 +119,7 @@ export async function runPipeline(
         },
       });
     }
-    // A resumed run with calls in flight looks for the very instances it sent them to, not just enough to bind.
-    const enoughToBind = resume === undefined || resume.inFlight.size === 0;
-    const discovery = await withSpan(tracer, 'reach.discovery', { parent: runCtx }, () =>
-      deps.index.discover(undefined, { reuseDns: true, enoughToBind }),
-    );
+    const discovery = await begun.discovering;
     metrics?.discoverySeconds.observe(discovery.view.duration_ms / 1000);
     const available = Object.values(discovery.view.capabilities)
       .filter((c) => c.available)
