@@ -3,6 +3,7 @@ import { benchCatalog } from './catalog.bench.js';
 import { benchDns } from './dns.bench.js';
 import { benchFastPaths } from './fast-paths.bench.js';
 import { benchLiveness } from './liveness.bench.js';
+import { benchMemory } from './memory.bench.js';
 import { benchOrchestrator } from './orchestrator.bench.js';
 import { benchRegistry } from './registry.bench.js';
 import { benchRouting } from './routing.bench.js';
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   registry: benchRegistry,
   dns: benchDns,
   liveness: benchLiveness,
+  memory: benchMemory,
   routing: benchRouting,
   orchestrator: benchOrchestrator,
   takeover: benchTakeover,

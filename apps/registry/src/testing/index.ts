@@ -7,3 +7,6 @@ export {
   type OpenStoreUnderTest,
   type StoreUnderTest,
 } from './store-contract/index.js';
+export { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
+export { startTestRegistry, type TestRegistry } from './test-registry.js';
+export { answerEveryName, queryBytes } from './zone-queries.js';

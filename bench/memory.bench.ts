@@ -1,0 +1,106 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Zone } from '@agent-reach/registry';
+import { answerEveryName, FakeInstanceSource, startTestRegistry } from '@agent-reach/registry/testing';
+import { registrationBody } from './lib/agents.js';
+import { type Figure, printFigures } from './lib/report.js';
+
+/** Fleet sizes measured, in one process, growing. */
+const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number);
+/** Bytes per instance above the base that the registry may take at the largest size (issue 22). */
+const TARGET_BYTES = 3 * 1024;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** JS heap plus off-heap buffers after full collections: what the fleet holds, not garbage. */
+function held(): number {
+  for (let i = 0; i < 4; i++) gc();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+/** Registers instances `from`..`to`-1 through the registry's own API (no sockets), 64 at a time. */
+async function register(app: { request(path: string, init: RequestInit): Response | Promise<Response> }, from: number, to: number) {
+  for (let start = from; start < to; start += 64) {
+    const batch = [];
+    for (let i = start; i < Math.min(to, start + 64); i++) {
+      batch.push(
+        Promise.resolve(
+          app.request('/v1/agents', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: registrationBody(i),
+          }),
+        ).then(async (res) => {
+          if (res.status !== 201) throw new Error(`register ${i}: ${res.status} ${await res.text()}`);
+        }),
+      );
+    }
+    await Promise.all(batch);
+  }
+}
+
+const kb = (bytes: number) => bytes / 1024;
+
+/**
+ * Memory per instance: a whole registry on the embedded store (records, store, liveness, routing,
+ * zone, answers to every name), read at 0 and at each size; then the zone's share measured alone
+ * on copies of the same records (a Zone over an in-memory source, its snapshot and its encoded answers).
+ */
+export async function benchMemory(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const test = await startTestRegistry();
+  const { registry } = test;
+  try {
+    registry.zone.snapshot();
+    const base = held();
+    let registered = 0;
+    for (const size of SIZES) {
+      await register(registry.app, registered, size);
+      registered = size;
+      await new Promise((resolve) => setImmediate(resolve));
+      answerEveryName(registry.zone);
+      const total = held() - base;
+      figures.push({
+        name: `registry on the embedded store, ${size.toLocaleString('en-US')} instances, per instance`,
+        value: kb(total / size),
+        unit: 'KB',
+        reference: { name: 'base (0 instances)', value: kb(base) },
+        ...(size === SIZES.at(-1) ? { target: { op: '<=' as const, value: kb(TARGET_BYTES) } } : {}),
+      });
+    }
+    // The zone's share, alone: the same records, copied, behind an in-memory source.
+    const ids = [...registry.zone.instanceIds()];
+    const size = ids.length;
+    const before = held();
+    const source = new FakeInstanceSource();
+    source.put(...ids.map((id) => structuredClone(registry.zone.recordOf(id)!)));
+    const withRecords = held();
+    const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' });
+    const withEntries = held();
+    zone.snapshot();
+    const withSnapshot = held();
+    answerEveryName(zone);
+    const withAnswers = held();
+    const per = (bytes: number) => kb(bytes / size);
+    const reference = { name: 'whole registry', value: figures.at(-1)!.value };
+    figures.push(
+      { name: 'parsed registration record (a copy)', value: per(withRecords - before), unit: 'KB', reference },
+      { name: 'zone: per-instance entries', value: per(withEntries - withRecords), unit: 'KB', reference },
+      { name: 'zone: snapshot (names, RRsets)', value: per(withSnapshot - withEntries), unit: 'KB', reference },
+      { name: 'zone: encoded answers to every name', value: per(withAnswers - withSnapshot), unit: 'KB', reference },
+      {
+        name: 'store, liveness, routing and the rest (whole − record − zone)',
+        value: figures.at(-1)!.value - per(withAnswers - before),
+        unit: 'KB',
+        reference,
+      },
+    );
+    zone.close();
+  } finally {
+    await test.cleanup();
+  }
+  printFigures('Memory per instance (heap + buffers after GC)', figures);
+  return figures;
+}
