@@ -4,16 +4,24 @@ import type { ZoneSnapshot } from './zone-snapshot.js';
 /** Queries longer than this are answered but not cached (keys stay small). */
 const MAX_KEY_BYTES = 512;
 
+interface Cached {
+  reply: Buffer;
+  /** Where the reply carries the SOA serial (a negative answer's authority), or -1. */
+  serialAt: number;
+}
+
 /**
- * Encoded replies by the query's bytes after its ID, per transport, for one zone snapshot.
- * A reply is a pure function of (snapshot, query bytes, transport) with the ID copied, so the raw
- * bytes are an exact key: flags, the question's case and the EDNS size/DO bit are all in them.
+ * Encoded replies by the query's bytes after its ID, per transport. A reply is a pure function of
+ * (zone, query bytes, transport) with the ID copied, so the raw bytes are an exact key: flags, the
+ * question's case and the EDNS size/DO bit are all in them. Each reply is filed under the name it
+ * answers about; when the zone changes, only the names the change touched are dropped (the zone's
+ * change log says which), and a negative answer kept across changes gets the current SOA serial.
  */
 export class AnswerCache {
   private readonly maxEntries: number;
   private snapshot: ZoneSnapshot | undefined;
-  private readonly udp = new Map<string, Buffer>();
-  private readonly tcp = new Map<string, Buffer>();
+  private readonly replies = new Map<string, Cached>();
+  private readonly byName = new Map<string, Set<string>>();
 
   /** @param maxEntries entries kept before the cache starts over. @default 10000 */
   constructor(maxEntries = 10_000) {
@@ -22,32 +30,78 @@ export class AnswerCache {
 
   /** Entries held now (both transports). */
   get size(): number {
-    return this.udp.size + this.tcp.size;
+    return this.replies.size;
   }
 
   /** The cached reply to `msg` under `snapshot`, with `msg`'s ID written in, or undefined. */
   get(snapshot: ZoneSnapshot, msg: Buffer, transport: Transport): Buffer | undefined {
-    if (snapshot !== this.snapshot || msg.length > MAX_KEY_BYTES) return undefined;
-    const cached = (transport === 'udp' ? this.udp : this.tcp).get(msg.toString('latin1', 2));
+    if (msg.length > MAX_KEY_BYTES) return undefined;
+    this.follow(snapshot);
+    const cached = this.replies.get(keyOf(msg, transport));
     if (cached === undefined) return undefined;
     // A fresh buffer: the stored one must not change while a send still holds this one.
-    const reply = Buffer.allocUnsafe(cached.length);
-    cached.copy(reply);
+    const reply = Buffer.allocUnsafe(cached.reply.length);
+    cached.reply.copy(reply);
     reply[0] = msg[0]!;
     reply[1] = msg[1]!;
+    if (cached.serialAt >= 0) reply.writeUInt32BE(snapshot.serial, cached.serialAt);
     return reply;
   }
 
-  /** Remembers `reply` to `msg` under `snapshot`; a new snapshot empties the cache first. */
-  set(snapshot: ZoneSnapshot, msg: Buffer, transport: Transport, reply: Buffer): void {
+  /**
+   * Remembers `reply` to `msg` under `snapshot`, filed under the zone name `owner` (none: a reply no
+   * zone change can alter); `serialAt` is where it carries the SOA serial, or -1.
+   */
+  set(
+    snapshot: ZoneSnapshot,
+    msg: Buffer,
+    transport: Transport,
+    reply: Buffer,
+    owner?: string,
+    serialAt = -1,
+  ): void {
     if (this.maxEntries <= 0 || msg.length > MAX_KEY_BYTES) return;
-    if (snapshot !== this.snapshot || this.size >= this.maxEntries) {
-      // Whole-cache invalidation: no reply outlives the zone it was answered from.
-      this.udp.clear();
-      this.tcp.clear();
-      this.snapshot = snapshot;
-    }
+    this.follow(snapshot);
+    if (this.replies.size >= this.maxEntries) this.clear();
+    const key = keyOf(msg, transport);
     // A copy, so the caller may hand `reply` to a socket as it is.
-    (transport === 'udp' ? this.udp : this.tcp).set(msg.toString('latin1', 2), Buffer.from(reply));
+    this.replies.set(key, { reply: Buffer.from(reply), serialAt });
+    if (owner === undefined) return;
+    let keys = this.byName.get(owner);
+    if (keys === undefined) {
+      keys = new Set();
+      this.byName.set(owner, keys);
+    }
+    keys.add(key);
+  }
+
+  /** Catches up with `snapshot`: drops the replies of every name changed since the last one seen. */
+  private follow(snapshot: ZoneSnapshot): void {
+    const seen = this.snapshot;
+    if (snapshot === seen) return;
+    this.snapshot = snapshot;
+    if (seen === undefined || seen.changes !== snapshot.changes) {
+      this.clear();
+      return;
+    }
+    const names = snapshot.changes.since(seen.generation);
+    if (names === undefined) {
+      this.clear();
+      return;
+    }
+    for (const name of names) {
+      const keys = this.byName.get(name);
+      if (keys === undefined) continue;
+      for (const key of keys) this.replies.delete(key);
+      this.byName.delete(name);
+    }
+  }
+
+  private clear(): void {
+    this.replies.clear();
+    this.byName.clear();
   }
 }
+
+const keyOf = (msg: Buffer, transport: Transport): string =>
+  (transport === 'udp' ? 'u' : 't') + msg.toString('latin1', 2);

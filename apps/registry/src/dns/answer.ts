@@ -1,7 +1,7 @@
 import { type DnsQuery, RCODE } from './query-parser.js';
 import type { Sections } from './response-writer.js';
 import { RRTYPE } from './rr.js';
-import { answerWire, glueNames, ownedWire, type WireRrSet } from './rrset-wire.js';
+import { MAX_SET_BYTES, type WireRrSet } from './rrset-wire.js';
 import type { RrSet, ZoneNode, ZoneSnapshot } from './zone-snapshot.js';
 
 /** Where a question name falls relative to the zone. */
@@ -20,23 +20,33 @@ const lowerLabel = (label: Buffer): string => label.toString('latin1').toLowerCa
 
 /** Finds a question name in the zone, case-insensitively. */
 export function locate(snapshot: ZoneSnapshot, labels: readonly Buffer[]): Location {
-  const apex = snapshot.apexLabels;
-  const relativeCount = labels.length - apex.length;
-  if (relativeCount < 0) return { kind: 'outside' };
-  for (let i = 0; i < apex.length; i++) {
-    if (lowerLabel(labels[relativeCount + i]!) !== apex[i]) return { kind: 'outside' };
-  }
-  const relative: string[] = [];
-  for (let i = 0; i < relativeCount; i++) {
-    const label = lowerLabel(labels[i]!);
-    if (!ZONE_LABEL.test(label)) return { kind: 'nxdomain' };
-    relative.push(label);
-  }
-  const name = relative.join('.');
+  return locateName(snapshot, relativeName(snapshot, labels));
+}
+
+function locateName(snapshot: ZoneSnapshot, name: string | null | undefined): Location {
+  if (name === undefined) return { kind: 'outside' };
+  if (name === null) return { kind: 'nxdomain' };
   const node = snapshot.nodes.get(name);
   if (node !== undefined) return { kind: 'node', node };
   if (snapshot.emptyNonTerminals.has(name)) return { kind: 'empty-non-terminal' };
   return { kind: 'nxdomain' };
+}
+
+/** The question's name relative to the apex, lower-case; undefined outside the zone, null for a label no zone name has. */
+function relativeName(snapshot: ZoneSnapshot, labels: readonly Buffer[]): string | null | undefined {
+  const apex = snapshot.apexLabels;
+  const relativeCount = labels.length - apex.length;
+  if (relativeCount < 0) return undefined;
+  for (let i = 0; i < apex.length; i++) {
+    if (lowerLabel(labels[relativeCount + i]!) !== apex[i]) return undefined;
+  }
+  const relative: string[] = [];
+  for (let i = 0; i < relativeCount; i++) {
+    const label = lowerLabel(labels[i]!);
+    if (!ZONE_LABEL.test(label)) return null;
+    relative.push(label);
+  }
+  return relative.join('.');
 }
 
 const refused: Sections = {
@@ -47,17 +57,24 @@ const refused: Sections = {
   additional: [],
 };
 
-function negative(snapshot: ZoneSnapshot, rcode: number): Sections {
+function negative(snapshot: ZoneSnapshot, rcode: number, owner: string | undefined): Sections {
   // Negative answers are cached for min(SOA TTL, SOA minimum) (RFC 2308 section 3); both are the zone TTL.
-  const authority = ownedWire(snapshot.nodes.get('')!, snapshot.soa);
-  return { rcode, authoritative: true, answer: [], authority: [authority], additional: [] };
+  const authority = snapshot.soa.ownedWire(snapshot.nodes.get('')!.wire);
+  return { rcode, authoritative: true, answer: [], authority: [authority], additional: [], owner };
 }
 
-// Glue depends only on the answered RRset, which belongs to one immutable snapshot.
-const glueCache = new WeakMap<RrSet, WireRrSet[]>();
+// Glue depends only on the answered encoding, which a set keeps until it changes (and all of its glue with it).
+const glueCache = new WeakMap<WireRrSet, WireRrSet[]>();
 
-function glueFor(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): WireRrSet[] {
-  const single = answered.length === 1 ? answered[0]! : undefined;
+function glueFor(
+  snapshot: ZoneSnapshot,
+  answered: readonly RrSet[],
+  wires: readonly WireRrSet[],
+  node: ZoneNode,
+): WireRrSet[] {
+  // An answer past the largest message is truncated, and a truncated answer carries no additional data.
+  if (wires.reduce((n, wire) => n + wire.size, 0) > MAX_SET_BYTES) return [];
+  const single = wires.length === 1 ? wires[0]! : undefined;
   const cached = single === undefined ? undefined : glueCache.get(single);
   if (cached !== undefined) return cached;
   const additional = computeGlue(snapshot, answered, node);
@@ -69,15 +86,15 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
   const additional: WireRrSet[] = [];
   const seen = new Set<string>();
   for (const set of answered) {
-    for (const name of glueNames(set)) {
+    for (const name of set.glueNames()) {
       if (seen.has(name)) continue;
       seen.add(name);
       const target = snapshot.nodes.get(name);
       if (target === undefined) continue;
       for (const type of [RRTYPE.A, RRTYPE.AAAA]) {
         const glue = target.rrsets.get(type);
-        if (glue === undefined || (target === node && answered.includes(glue))) continue;
-        additional.push(ownedWire(target, glue));
+        if (glue === undefined || (target === node && answered.some((set) => set.type === type))) continue;
+        additional.push(glue.ownedWire(target.wire));
       }
     }
   }
@@ -87,8 +104,11 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
 /** Answers a well-formed query from one zone snapshot: data, NODATA, NXDOMAIN or a refusal. */
 export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery): Sections {
   if (query.qclass !== CLASS_IN && query.qclass !== CLASS_ANY) return refused;
-  const where = locate(snapshot, query.labels);
+  const relative = relativeName(snapshot, query.labels);
+  const where = locateName(snapshot, relative);
   if (where.kind === 'outside') return refused;
+  // Names no zone name can match (null) never change, so their answers are kept under no name.
+  const name = relative ?? undefined;
   switch (query.qtype) {
     case RRTYPE.OPT:
       return { ...refused, rcode: RCODE.FORMERR };
@@ -100,8 +120,8 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery): Sections {
     case RRTYPE.MAILB:
       return { ...refused, rcode: RCODE.NOTIMP };
   }
-  if (where.kind === 'nxdomain') return negative(snapshot, RCODE.NXDOMAIN);
-  if (where.kind === 'empty-non-terminal') return negative(snapshot, RCODE.NOERROR);
+  if (where.kind === 'nxdomain') return negative(snapshot, RCODE.NXDOMAIN, name);
+  if (where.kind === 'empty-non-terminal') return negative(snapshot, RCODE.NOERROR, name);
   const { node } = where;
   let sets: RrSet[];
   if (query.qtype === RRTYPE.ANY) {
@@ -110,12 +130,14 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery): Sections {
     const set = node.rrsets.get(query.qtype);
     sets = set === undefined ? [] : [set];
   }
-  if (sets.length === 0) return negative(snapshot, RCODE.NOERROR);
+  if (sets.length === 0) return negative(snapshot, RCODE.NOERROR, name);
+  const answer = sets.map((set) => set.answerWire());
   return {
     rcode: RCODE.NOERROR,
     authoritative: true,
-    answer: sets.map(answerWire),
+    answer,
     authority: [],
-    additional: glueFor(snapshot, sets, node),
+    additional: glueFor(snapshot, sets, answer, node),
+    owner: name,
   };
 }

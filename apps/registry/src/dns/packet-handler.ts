@@ -26,6 +26,17 @@ const badvers: Sections = { rcode: BADVERS, authoritative: false, answer: [], au
 const isCacheable = (rcode: number): boolean =>
   rcode === RCODE.NOERROR || rcode === RCODE.NXDOMAIN || rcode === RCODE.REFUSED;
 
+/** SOA RDATA ends with serial, refresh, retry, expire and minimum: 20 octets. */
+const SOA_TAIL = 20;
+const OPT_RR_SIZE = 11;
+
+/** Where a negative answer's authority SOA keeps its serial (the last RR before any OPT), or -1. */
+function serialOffset(query: DnsQuery, sections: Sections, reply: Buffer): number {
+  const soaSent = sections.answer.length === 0 && sections.authority.length === 1 && reply.readUInt16BE(8) === 1;
+  if (!soaSent) return -1;
+  return reply.length - (query.edns === undefined ? 0 : OPT_RR_SIZE) - SOA_TAIL;
+}
+
 function answer(
   snapshot: ZoneSnapshot,
   query: DnsQuery,
@@ -37,7 +48,8 @@ function answer(
   if (query.edns !== undefined && query.edns.version !== 0) return writeResponse(query, badvers, limit, 0);
   const sections = answerQuery(snapshot, query);
   const reply = writeResponse(query, sections, limit, snapshot.apexWireLength);
-  if (cache !== undefined && isCacheable(sections.rcode)) cache.set(snapshot, msg, transport, reply);
+  if (cache !== undefined && isCacheable(sections.rcode))
+    cache.set(snapshot, msg, transport, reply, sections.owner, serialOffset(query, sections, reply));
   return reply;
 }
 

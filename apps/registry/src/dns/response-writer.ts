@@ -15,6 +15,8 @@ export interface Sections {
   authority: readonly WireRrSet[];
   /** Whole RRsets, added in order while they fit; dropping them never sets TC (RFC 2181 section 9). */
   additional: readonly WireRrSet[];
+  /** The zone name answered about (relative, lower-case), for caches to drop when it changes. */
+  owner?: string | undefined;
 }
 
 const QR = 0x8000;
@@ -30,16 +32,16 @@ export function udpLimit(query: DnsQuery): number {
   return Math.min(ADVERTISED_UDP_SIZE, Math.max(512, query.edns.udpSize));
 }
 
-const sizeOf = (sets: readonly WireRrSet[]): number => sets.reduce((n, set) => n + set.bytes.length, 0);
+const sizeOf = (sets: readonly WireRrSet[]): number => sets.reduce((n, set) => n + set.size, 0);
 
 /** Keeps the leading RRs of `sets` that fit in `room` octets (TCP answers past 64 KiB). */
 function trim(sets: readonly WireRrSet[], room: number): WireRrSet[] {
   const kept: WireRrSet[] = [];
   let left = room;
   for (const set of sets) {
-    if (set.bytes.length <= left) {
+    if (set.size <= left) {
       kept.push(set);
-      left -= set.bytes.length;
+      left -= set.size;
       continue;
     }
     const fits = set.rrEnds.filter((end) => end <= left);
@@ -47,6 +49,7 @@ function trim(sets: readonly WireRrSet[], room: number): WireRrSet[] {
       const end = fits[fits.length - 1]!;
       kept.push({
         bytes: set.bytes.subarray(0, end),
+        size: end,
         count: fits.length,
         rrEnds: fits,
         patches: set.patches.filter((p) => p < end),
@@ -96,9 +99,9 @@ export function writeResponse(
   const additional: WireRrSet[] = [];
   if (!truncated) {
     for (const set of sections.additional) {
-      if (size + set.bytes.length > limit) break;
+      if (size + set.size > limit) break;
       additional.push(set);
-      size += set.bytes.length;
+      size += set.size;
     }
   }
   const buf = Buffer.alloc(size);

@@ -1,5 +1,10 @@
 import { isIPv4 } from 'node:net';
-import { encodeSvcbRdata, formatSvcbPresentation, type SvcbRecord } from '@agent-reach/sdk/svcb';
+import {
+  decodeSvcbRdata,
+  encodeSvcbRdata,
+  formatSvcbPresentation,
+  type SvcbRecord,
+} from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
 import { nameToWire } from './names.js';
 
@@ -51,7 +56,8 @@ const rdataOf = (type: string, data: unknown): Buffer => record(type).encode(dat
 
 /** The four octets of a dotted quad that `isIPv4` accepted (decimal, 0-255, so no checks are left). */
 function ipv4Rdata(ip: string): Buffer {
-  const out = Buffer.alloc(4);
+  // From the shared pool: a zone holds one per instance, and a buffer of its own costs more than its octets.
+  const out = Buffer.allocUnsafe(4).fill(0);
   let at = 0;
   for (let i = 0; i < ip.length; i++) {
     const c = ip.charCodeAt(i);
@@ -87,12 +93,12 @@ export function srvRr(srv: SrvFields): ZoneRr {
  * host name of letters, digits, `-` and `_` the octets are exactly dns-packet's, at a fraction of the cost.
  */
 export function srvRrWithTargetWire(srv: SrvFields, targetWire: Buffer): ZoneRr {
-  const rdata = Buffer.alloc(6 + targetWire.length);
+  const rdata = Buffer.allocUnsafe(6 + targetWire.length);
   rdata.writeUInt16BE(srv.priority, 0);
   rdata.writeUInt16BE(srv.weight, 2);
   rdata.writeUInt16BE(srv.port, 4);
   targetWire.copy(rdata, 6);
-  return srvWithRdata(srv, rdata);
+  return new SrvRr(rdata, srv.glue);
 }
 
 function srvWithRdata(srv: SrvFields, rdata: Buffer): ZoneRr {
@@ -145,72 +151,83 @@ export function txtRr(strings: readonly string[]): ZoneRr {
   return { rdata: rdataOf('TXT', chunks), text: chunks.map(quoteCharString).join(' ') };
 }
 
+/** Presentation text of an uncompressed wire name of ASCII labels, absolute (trailing dot). */
+function wireNameText(bytes: Buffer, offset: number): string {
+  let out = '';
+  for (let at = offset; bytes[at]! !== 0; at += bytes[at]! + 1)
+    out += `${bytes.toString('latin1', at + 1, at + 1 + bytes[at]!)}.`;
+  return out === '' ? '.' : out;
+}
+
 /**
- * A record whose presentation text is formatted on first read (only zone-file export reads it).
- * A class, so that the thousands a zone holds share one shape.
+ * An SRV record whose text is read back from its RDATA (only zone-file export reads it): a zone holds
+ * several per instance, so each is its octets and glue name, nothing more.
  */
-class LazyTextRr implements ZoneRr {
-  #text: string | undefined;
+class SrvRr implements ZoneRr {
   constructor(
     readonly rdata: Buffer,
-    private readonly format: () => string,
     readonly glue: string | undefined,
   ) {}
 
   get text(): string {
-    this.#text ??= this.format();
-    return this.#text;
+    const { rdata } = this;
+    return `${rdata.readUInt16BE(0)} ${rdata.readUInt16BE(2)} ${rdata.readUInt16BE(4)} ${wireNameText(rdata, 6)}`;
   }
 }
 
-function lazyTextRr(rdata: Buffer, format: () => string, glue: string | undefined): ZoneRr {
-  return new LazyTextRr(rdata, format, glue);
+/** An SVCB record whose presentation text is decoded from its RDATA on read (zone-file export only). */
+class SvcbRr implements ZoneRr {
+  constructor(
+    readonly rdata: Buffer,
+    readonly glue: string | undefined,
+  ) {}
+
+  get text(): string {
+    return formatSvcbPresentation(decodeSvcbRdata(this.rdata));
+  }
+}
+
+/** A copy of `bytes` in the shared buffer pool (small buffers of their own cost more than their octets). */
+function pooled(bytes: Uint8Array, length = bytes.length): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  out.set(bytes.subarray(0, Math.min(length, bytes.length)));
+  return out;
 }
 
 /** An SVCB record via the RFC 9460 codec; `glue` names the in-zone target (or owner, for target "."). */
 export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
-  // Encoding validates the same params formatting reads, so deferring the text cannot hide an error.
-  return lazyTextRr(encodeSvcbRdata(svcb), () => formatSvcbPresentation(svcb), glue);
+  return new SvcbRr(pooled(encodeSvcbRdata(svcb)), glue);
 }
 
 /**
- * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target`: the
- * SvcParams' octets are reused as they are. `record` is the new record, for the presentation text;
- * `target` is its TargetName in wire form, for a caller that has it already.
+ * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target` in wire
+ * form: the SvcParams' octets are reused as they are.
  */
-export function withSvcTarget(
-  rr: ZoneRr,
-  record: SvcbRecord,
-  glue?: string,
-  target: Buffer = nameToWire(record.target),
-): ZoneRr {
+export function withSvcTarget(rr: ZoneRr, target: Buffer, glue?: string): ZoneRr {
   if (rr.rdata[2] !== 0) throw new RangeError('withSvcTarget takes a record whose TargetName is "."');
   const rdata = Buffer.allocUnsafe(rr.rdata.length - 1 + target.length);
   rr.rdata.copy(rdata, 0, 0, 2);
   target.copy(rdata, 2);
   rr.rdata.copy(rdata, 2 + target.length, 3);
-  return lazyTextRr(rdata, () => formatSvcbPresentation(record), glue);
+  return new SvcbRr(rdata, glue);
 }
 
 /** The same SVCB record with another SvcPriority: the priority is the RDATA's first two octets. */
 export function withSvcPriority(rr: ZoneRr, priority: number): ZoneRr {
-  const rdata = Buffer.from(rr.rdata);
+  const rdata = pooled(rr.rdata);
   rdata.writeUInt16BE(priority, 0);
-  return lazyTextRr(rdata, () => `${priority}${rr.text.slice(rr.text.indexOf(' '))}`, rr.glue);
+  return new SvcbRr(rdata, rr.glue);
 }
 
 /** The same SRV record with another priority and weight: the RDATA's first four octets. */
 export function withSrvWeight(rr: ZoneRr, priority: number, weight: number): ZoneRr {
-  const rdata = Buffer.from(rr.rdata);
+  const rdata = pooled(rr.rdata);
   rdata.writeUInt16BE(priority, 0);
   rdata.writeUInt16BE(weight, 2);
-  return lazyTextRr(
-    rdata,
-    () => {
-      // `<priority> <weight> <port> <target>`: keep the port and target.
-      const rest = rr.text.slice(rr.text.indexOf(' ', rr.text.indexOf(' ') + 1));
-      return `${priority} ${weight}${rest}`;
-    },
-    rr.glue,
-  );
+  return new SrvRr(rdata, rr.glue);
+}
+
+/** Whether two records carry the same octets (a republished weight that did not move is left alone). */
+export function sameRdata(a: ZoneRr | undefined, b: ZoneRr): boolean {
+  return a !== undefined && a.rdata.equals(b.rdata);
 }

@@ -1,80 +1,70 @@
-import type { RrSet, ZoneNode } from './zone-snapshot.js';
+import type { ZoneRr } from './rr.js';
 
 /**
- * An RRset encoded for the wire once and copied into every answer. An owner is either a pointer
- * to the question name (0xC00C) or relative labels plus a pointer to the apex, whose offset in
- * the message depends on the question's length and is written at `patches` per answer.
+ * An RRset encoded for the wire. An owner is either a pointer to the question name (0xC00C) or
+ * relative labels plus a pointer to the apex, whose offset in the message depends on the
+ * question's length and is written at `patches` per answer. `bytes` holds the leading records up to
+ * the largest message (64 KiB) — a set larger than that is never sent whole — and `size` is the
+ * whole set's length, which decides truncation.
  */
 export interface WireRrSet {
   readonly bytes: Buffer;
+  /** Octets of the whole set encoded; equal to `bytes.length` unless the set passes 64 KiB. */
+  readonly size: number;
+  /** Records in `bytes`. */
   readonly count: number;
-  /** Offset just past each RR, for trimming at RR boundaries. */
+  /** Offset just past each RR in `bytes`, for trimming at RR boundaries. */
   readonly rrEnds: readonly number[];
   /** Offsets of the two-octet apex pointers to fill in. */
   readonly patches: readonly number[];
 }
 
+/** The most octets any set contributes to a message (a TCP message's limit). */
+export const MAX_SET_BYTES = 65_535;
+
 const CLASS_IN = 1;
 
-function encode(set: RrSet, owner: Buffer | null): WireRrSet {
-  const ownerSize = owner === null ? 2 : owner.length + 2;
-  let size = 0;
-  for (const rr of set.rrs) size += ownerSize + 10 + rr.rdata.length;
-  const bytes = Buffer.alloc(size);
+/** Octets one record takes in a message: owner, type, class, TTL, RDLENGTH and RDATA. */
+export const wireRrSize = (owner: Buffer | null, rdataLength: number): number =>
+  (owner === null ? 2 : owner.length + 2) + 10 + rdataLength;
+
+/**
+ * Encodes the leading records of `rrs` that fit in MAX_SET_BYTES; `size` is the whole set's
+ * encoded length (the caller knows it without walking every record).
+ */
+export function encodeRrs(
+  type: number,
+  ttl: number,
+  rrs: Iterable<ZoneRr>,
+  owner: Buffer | null,
+  size: number,
+): WireRrSet {
+  const kept: ZoneRr[] = [];
+  let length = 0;
+  for (const rr of rrs) {
+    const next = length + wireRrSize(owner, rr.rdata.length);
+    if (next > MAX_SET_BYTES) break;
+    kept.push(rr);
+    length = next;
+  }
+  const bytes = Buffer.allocUnsafe(length);
   const rrEnds: number[] = [];
   const patches: number[] = [];
   let at = 0;
-  for (const rr of set.rrs) {
+  for (const rr of kept) {
     if (owner === null) {
       at = bytes.writeUInt16BE(0xc00c, at);
     } else {
       at += owner.copy(bytes, at);
       patches.push(at);
-      at += 2;
+      at = bytes.writeUInt16BE(0, at);
     }
-    at = bytes.writeUInt16BE(set.type, at);
+    at = bytes.writeUInt16BE(type, at);
     at = bytes.writeUInt16BE(CLASS_IN, at);
-    at = bytes.writeUInt32BE(set.ttl, at);
+    at = bytes.writeUInt32BE(ttl, at);
     at = bytes.writeUInt16BE(rr.rdata.length, at);
     at += rr.rdata.copy(bytes, at);
     rrEnds.push(at);
   }
-  return { bytes, count: set.rrs.length, rrEnds, patches };
-}
-
-// Snapshots are immutable, so an RRset's encodings never go stale; they go when the snapshot does.
-const asAnswer = new WeakMap<RrSet, WireRrSet>();
-const asOwned = new WeakMap<RrSet, WireRrSet>();
-const glue = new WeakMap<RrSet, readonly string[]>();
-
-/** The RRset as answer records owned by the question name. */
-export function answerWire(set: RrSet): WireRrSet {
-  let wire = asAnswer.get(set);
-  if (wire === undefined) {
-    wire = encode(set, null);
-    asAnswer.set(set, wire);
-  }
-  return wire;
-}
-
-/** The RRset as records owned by `node` (authority and additional sections). */
-export function ownedWire(node: ZoneNode, set: RrSet): WireRrSet {
-  let wire = asOwned.get(set);
-  if (wire === undefined) {
-    wire = encode(set, node.wire);
-    asOwned.set(set, wire);
-  }
-  return wire;
-}
-
-/** The in-zone names whose addresses are glue for this RRset, each once. */
-export function glueNames(set: RrSet): readonly string[] {
-  let names = glue.get(set);
-  if (names === undefined) {
-    const unique = new Set<string>();
-    for (const rr of set.rrs) if (rr.glue !== undefined) unique.add(rr.glue);
-    names = [...unique];
-    glue.set(set, names);
-  }
-  return names;
+  return { bytes, size, count: kept.length, rrEnds, patches };
 }

@@ -2,27 +2,15 @@ import type { ReachError } from '@agent-reach/sdk/protocol';
 import type { InstanceChanges, InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from '../weights/weight-of.js';
-import { type InstanceEntry, instanceEntry } from './instance-entry.js';
+import { instanceEntry } from './instance-entry.js';
+import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import { normaliseZoneName } from './names.js';
-import { buildSnapshot, type SoaTimers, type ZoneSnapshot } from './zone-snapshot.js';
+import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 
-/** What one zone change touched: these instances (put or deleted), or possibly every weight. */
+export type { InstanceWeights, ZoneSettings } from './live-zone.js';
+
 /** What changed: registrations (`ids`), or the weights of some instances (a list) or of all (`true`). */
 export type ZoneChange = { ids: readonly string[] } | { weights: readonly string[] | true };
-
-/** The fixed parts of a zone: what a copy of it needs besides the instances. */
-export interface ZoneSettings {
-  apex: string;
-  ttl: number;
-  timers: SoaTimers;
-  nameServerAddress: string | undefined;
-}
-
-/** An instance's weights as data: the generic `_agent._tcp` one and one per published capability. */
-export interface InstanceWeights {
-  generic: SrvWeight;
-  byCapability: Record<string, SrvWeight>;
-}
 
 /** How the zone is named and timed. */
 export interface ZoneOptions {
@@ -46,7 +34,8 @@ const U32 = 2 ** 32;
 
 /**
  * The live DNS zone: kept current from an InstanceSource's change stream (never by polling).
- * Instances are encoded once per change; the lookup snapshot is rebuilt lazily on the next read.
+ * Each change patches only the names and records it touches (LiveZone); a snapshot is a view of
+ * them at the current serial.
  */
 export class Zone {
   readonly apex: string;
@@ -56,12 +45,11 @@ export class Zone {
   private readonly wallNow: () => number;
   private readonly onSkip: (instanceId: string, error: ReachError) => void;
   private weightOf: WeightOf;
-  private readonly entries = new Map<string, InstanceEntry>();
+  private readonly live: LiveZone;
   private readonly listeners = new Set<(serial: number, change: ZoneChange) => void>();
   private readonly unsubscribe: () => void;
   private currentSerial: number;
   private cached: ZoneSnapshot | undefined;
-  private sorted: InstanceEntry[] | undefined;
 
   constructor(source: InstanceSource, options: ZoneOptions) {
     this.apex = normaliseZoneName(options.zone);
@@ -72,9 +60,11 @@ export class Zone {
     this.onSkip = options.onSkip ?? (() => {});
     this.weightOf = guardedWeightOf(options.weightOf ?? defaultWeightOf);
     this.currentSerial = Math.floor(this.wallNow() / 1000) % U32;
+    this.live = new LiveZone(this.settings);
     // Subscribe before reading the snapshot so no change falls between the two.
     this.unsubscribe = source.subscribe((changes) => this.apply(changes));
     for (const record of source.all()) this.put(record);
+    this.live.commit();
   }
 
   /** The current SOA serial; it increases on every change. */
@@ -82,24 +72,9 @@ export class Zone {
     return this.currentSerial;
   }
 
-  /** The zone as it is now; cheap when nothing changed since the last call. */
+  /** The zone as it is now; the same object until something changes. */
   snapshot(): ZoneSnapshot {
-    if (this.cached === undefined) {
-      // Sorted once per membership change, not per weight change.
-      this.sorted ??= [...this.entries.values()].sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
-      const entries = this.sorted;
-      this.cached = buildSnapshot({
-        apex: this.apex,
-        ttl: this.ttl,
-        serial: this.currentSerial,
-        timers: this.timers,
-        nameServerAddress: this.nameServerAddress,
-        entries,
-        weightOf: this.weightOf,
-      });
-    }
+    this.cached ??= this.live.snapshot(this.currentSerial);
     return this.cached;
   }
 
@@ -111,6 +86,11 @@ export class Zone {
 
   /** Republishes priorities and weights: of the instances named, or of all when none are named. */
   weightsChanged(instanceIds?: readonly string[]): void {
+    for (const id of instanceIds ?? [...this.live.ids()]) {
+      const entry = this.live.entry(id);
+      if (entry !== undefined) this.live.setWeights(id, this.weightsFor(entry.record, entry.capabilities));
+    }
+    this.live.commit();
     this.changed({ weights: instanceIds ?? true });
   }
 
@@ -121,22 +101,17 @@ export class Zone {
 
   /** Ids of the instances the zone publishes now. */
   instanceIds(): IterableIterator<string> {
-    return this.entries.keys();
+    return this.live.ids();
   }
 
   /** The registration the zone publishes for `instanceId`, or undefined when it is not in the zone. */
   recordOf(instanceId: string): InstanceRecord | undefined {
-    return this.entries.get(instanceId)?.record;
+    return this.live.entry(instanceId)?.record;
   }
 
   /** The weights the zone gives a published instance now (the weight function's answers as data). */
   weightsOf(instanceId: string): InstanceWeights | undefined {
-    const entry = this.entries.get(instanceId);
-    if (entry === undefined) return undefined;
-    const byCapability: Record<string, SrvWeight> = {};
-    for (const { capability } of entry.services)
-      byCapability[capability] = this.weightOf(entry.record, capability);
-    return { generic: this.weightOf(entry.record), byCapability };
+    return this.live.weights(instanceId);
   }
 
   /** Calls `listener` with the new serial and what changed after each change; returns an unsubscribe function. */
@@ -152,19 +127,25 @@ export class Zone {
   }
 
   private apply(changes: InstanceChanges): void {
-    for (const id of changes.deleted) this.entries.delete(id);
+    for (const id of changes.deleted) this.live.delete(id);
     for (const record of changes.put) this.put(record);
-    this.sorted = undefined;
+    this.live.commit();
     this.changed({ ids: [...changes.deleted, ...changes.put.map((record) => record.instance_id)] });
   }
 
+  private weightsFor(record: InstanceRecord, capabilities: readonly string[]): InstanceWeights {
+    const byCapability: Record<string, SrvWeight> = {};
+    for (const capability of capabilities) byCapability[capability] = this.weightOf(record, capability);
+    return { generic: this.weightOf(record), byCapability };
+  }
+
   private put(record: InstanceRecord): void {
-    const entry = instanceEntry(record, this.apex);
+    const entry = instanceEntry(record, this.apex, this.ttl);
     if (entry.ok) {
-      this.entries.set(record.instance_id, entry.value);
+      this.live.put(entry.value, this.weightsFor(record, entry.value.capabilities));
       return;
     }
-    this.entries.delete(record.instance_id);
+    this.live.delete(record.instance_id);
     this.onSkip(record.instance_id, entry.error);
   }
 

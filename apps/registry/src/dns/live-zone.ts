@@ -1,0 +1,313 @@
+import { DnsNames, indexTxtStrings } from '@agent-reach/sdk/protocol';
+import { type SrvWeight, wireWeight } from '../weights/weight-of.js';
+import { ChangeLog } from './change-log.js';
+import type { InstanceEntry } from './instance-entry.js';
+import { absoluteName, ancestorsOf, labelsToWire } from './names.js';
+import { FixedRrSet, RecordSet } from './record-set.js';
+import { addressRr, nsRr, RRTYPE, sameRdata, soaRr, txtRr, type ZoneRr } from './rr.js';
+import type { RrSet, ZoneNode } from './zone-node.js';
+import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
+
+/** The fixed parts of a zone: what a copy of it needs besides the instances. */
+export interface ZoneSettings {
+  apex: string;
+  ttl: number;
+  timers: SoaTimers;
+  nameServerAddress: string | undefined;
+}
+
+/** An instance's weights as data: the generic `_agent._tcp` one and one per published capability. */
+export interface InstanceWeights {
+  generic: SrvWeight;
+  byCapability: Record<string, SrvWeight>;
+}
+
+/** A service name with its RRsets in a Map (the apex, `ns`, and the few names capabilities share). */
+class SharedNode implements ZoneNode {
+  readonly rrsets = new Map<number, RrSet>();
+  readonly wire: Buffer;
+
+  constructor(readonly name: string) {
+    this.wire = labelsToWire(name);
+  }
+}
+
+/** The names and RRsets of one capability. */
+interface Capability {
+  readonly svcbNode: SharedNode;
+  readonly svcb: RecordSet;
+  /** `_<capability>._tcp`, or null for `agent` (the generic `_agent._tcp` covers it). */
+  readonly srvNode: SharedNode | null;
+  readonly srv: RecordSet | null;
+  /** The member whose DNS-AID TXT is published (the first in name order). */
+  txtFrom: string | undefined;
+}
+
+interface Published {
+  readonly entry: InstanceEntry;
+  weights: InstanceWeights;
+}
+
+const weightFor = (weights: InstanceWeights, capability: string): SrvWeight =>
+  weights.byCapability[capability] ?? weights.generic;
+
+/**
+ * The zone's names and RRsets, laid out as ARCHITECTURE section 3 says and patched in place: a
+ * registration touches its own name, its capabilities' SVCB/SRV sets, `_agent._tcp` and (when the
+ * set of capabilities moves) the index; a weight touches only the records whose weight moved. No
+ * step walks the fleet, so a change costs the same at 100,000 instances as at 1,000.
+ * Changes are grouped by `commit()`, which records the names they touched in `changes`.
+ */
+export class LiveZone {
+  readonly changes = new ChangeLog();
+  private readonly nodes = new Map<string, ZoneNode>();
+  private readonly emptyNonTerminals = new Set<string>();
+  /** How many nodes lie below each service-name ancestor (`_tcp`, `_agents`, `_a2a._agents`). */
+  private readonly below = new Map<string, number>();
+  private readonly published = new Map<string, Published>();
+  private readonly capabilities = new Map<string, Capability>();
+  private readonly generic: RecordSet;
+  private readonly genericNode = new SharedNode(DnsNames.genericSrv);
+  private readonly apexNode = new SharedNode(DnsNames.apex);
+  private readonly apexLabels: readonly string[];
+  private readonly touched = new Set<string>();
+  private indexStale = true;
+
+  constructor(private readonly settings: ZoneSettings) {
+    const { apex, ttl } = settings;
+    this.apexLabels = apex.split('.');
+    this.generic = new RecordSet(RRTYPE.SRV, ttl);
+    this.genericNode.rrsets.set(RRTYPE.SRV, this.generic);
+    // The SOA goes first (ANY lists it first); its serial is filled in per snapshot.
+    this.apexNode.rrsets.set(RRTYPE.SOA, this.soa(0));
+    const nsName = absoluteName(DnsNames.nameServer, apex);
+    if (settings.nameServerAddress !== undefined) {
+      this.apexNode.rrsets.set(RRTYPE.NS, new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName, DnsNames.nameServer)]));
+      const ns = new SharedNode(DnsNames.nameServer);
+      const address = addressRr(settings.nameServerAddress);
+      ns.rrsets.set(address.type, new FixedRrSet(address.type, ttl, [address.rr]));
+      this.addNode(ns);
+    } else {
+      this.apexNode.rrsets.set(RRTYPE.NS, new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName)]));
+    }
+    this.addNode(this.apexNode);
+    this.commit();
+  }
+
+  /** The zone as of the last commit, with the SOA of `serial`. */
+  snapshot(serial: number): ZoneSnapshot {
+    const soa = this.soa(serial);
+    this.apexNode.rrsets.set(RRTYPE.SOA, soa);
+    const { apex, ttl } = this.settings;
+    return {
+      apex,
+      apexLabels: this.apexLabels,
+      apexWireLength: apex.length + 2,
+      serial,
+      ttl,
+      soa,
+      nodes: this.nodes,
+      emptyNonTerminals: this.emptyNonTerminals,
+      changes: this.changes,
+      generation: this.changes.generation,
+    };
+  }
+
+  /** The published entry of `instanceId`, if any. */
+  entry(instanceId: string): InstanceEntry | undefined {
+    return this.published.get(instanceId)?.entry;
+  }
+
+  /** The weights published for `instanceId`, if it is in the zone. */
+  weights(instanceId: string): InstanceWeights | undefined {
+    return this.published.get(instanceId)?.weights;
+  }
+
+  /** Ids of the instances in the zone. */
+  ids(): IterableIterator<string> {
+    return this.published.keys();
+  }
+
+  /** Adds or replaces an instance (keyed by its name, which is its id). */
+  put(entry: InstanceEntry, weights: InstanceWeights): void {
+    const old = this.published.get(entry.name);
+    if (old !== undefined) this.unlay(old);
+    const held: Published = { entry, weights };
+    this.published.set(entry.name, held);
+    this.addNode(entry);
+    this.lay(held);
+  }
+
+  /** Removes an instance and every record of it. */
+  delete(instanceId: string): void {
+    const old = this.published.get(instanceId);
+    if (old === undefined) return;
+    this.published.delete(instanceId);
+    this.unlay(old);
+    this.removeNode(old.entry.name);
+  }
+
+  /** Republishes an instance's weights, patching only the records whose priority or weight moved. */
+  setWeights(instanceId: string, weights: InstanceWeights): void {
+    const held = this.published.get(instanceId);
+    if (held === undefined) return;
+    held.weights = weights;
+    const { entry } = held;
+    const id = entry.name;
+    const g = wireWeight(weights.generic);
+    this.patch(this.generic, id, entry.srv(g.srvPriority, g.weight), DnsNames.genericSrv);
+    for (const capability of entry.capabilities) {
+      const c = this.capabilities.get(capability)!;
+      const w = wireWeight(weightFor(weights, capability));
+      if (c.svcb.get(id)?.rdata.readUInt16BE(0) !== w.svcPriority)
+        this.patch(c.svcb, id, entry.indexSvcbAt(w.svcPriority), c.svcbNode.name);
+      if (c.srv !== null) this.patch(c.srv, id, entry.srv(w.srvPriority, w.weight), c.srvNode!.name);
+    }
+  }
+
+  /** Ends a batch of changes: brings the index up to date and records the names touched. */
+  commit(): void {
+    if (this.indexStale) this.layIndex();
+    // Every change moves the serial, which the apex SOA carries.
+    this.touched.add(DnsNames.apex);
+    this.changes.record([...this.touched]);
+    this.touched.clear();
+  }
+
+  private soa(serial: number): RrSet {
+    const { apex, ttl, timers } = this.settings;
+    const rr = soaRr({
+      mname: absoluteName(DnsNames.nameServer, apex),
+      rname: absoluteName('hostmaster', apex),
+      serial,
+      ...timers,
+    });
+    return new FixedRrSet(RRTYPE.SOA, ttl, [rr]);
+  }
+
+  private patch(set: RecordSet, id: string, rr: ZoneRr, name: string): void {
+    if (sameRdata(set.get(id), rr)) return;
+    set.put(id, rr);
+    this.touched.add(name);
+  }
+
+  /** Puts an instance's records into the generic and capability sets. */
+  private lay({ entry, weights }: Published): void {
+    const id = entry.name;
+    const g = wireWeight(weights.generic);
+    if (this.generic.count === 0) this.addNode(this.genericNode);
+    this.generic.put(id, entry.srv(g.srvPriority, g.weight));
+    this.touched.add(DnsNames.genericSrv);
+    for (const capability of entry.capabilities) {
+      const c = this.capabilities.get(capability) ?? this.addCapability(capability);
+      const w = wireWeight(weightFor(weights, capability));
+      c.svcb.put(id, entry.indexSvcbAt(w.svcPriority));
+      c.srv?.put(id, entry.srv(w.srvPriority, w.weight));
+      this.touchCapability(c);
+      // The first member in name order gives the capability's TXT; a re-registration may change its text.
+      if (c.svcb.firstKey() === id) this.layTxt(c, capability, entry);
+    }
+  }
+
+  /** Takes an instance's records out of every set that holds them. */
+  private unlay({ entry }: Published): void {
+    const id = entry.name;
+    this.generic.delete(id);
+    this.touched.add(DnsNames.genericSrv);
+    if (this.generic.count === 0) this.removeNode(DnsNames.genericSrv);
+    for (const capability of entry.capabilities) {
+      const c = this.capabilities.get(capability)!;
+      c.svcb.delete(id);
+      c.srv?.delete(id);
+      this.touchCapability(c);
+      if (c.svcb.count === 0) {
+        this.capabilities.delete(capability);
+        this.removeNode(c.svcbNode.name);
+        if (c.srvNode !== null) this.removeNode(c.srvNode.name);
+        this.indexStale = true;
+      } else if (c.txtFrom === id) {
+        const first = c.svcb.firstKey()!;
+        this.layTxt(c, capability, this.published.get(first)!.entry);
+      }
+    }
+  }
+
+  private touchCapability(c: Capability): void {
+    this.touched.add(c.svcbNode.name);
+    if (c.srvNode !== null) this.touched.add(c.srvNode.name);
+  }
+
+  private layTxt(c: Capability, capability: string, from: InstanceEntry): void {
+    c.txtFrom = from.name;
+    c.svcbNode.rrsets.set(RRTYPE.TXT, new FixedRrSet(RRTYPE.TXT, this.settings.ttl, [from.capabilityTxt(capability)]));
+  }
+
+  private addCapability(capability: string): Capability {
+    const { ttl } = this.settings;
+    const svcbNode = new SharedNode(DnsNames.capabilitySvcb(capability));
+    // TXT before SVCB, as ANY lists them; the TXT is laid by the first member.
+    svcbNode.rrsets.set(RRTYPE.TXT, new FixedRrSet(RRTYPE.TXT, ttl, []));
+    const svcb = new RecordSet(RRTYPE.SVCB, ttl);
+    svcbNode.rrsets.set(RRTYPE.SVCB, svcb);
+    const srvName = DnsNames.capabilitySrv(capability);
+    // `_agent._tcp` is the generic index; a capability named `agent` is already inside it.
+    const srvNode = srvName === DnsNames.genericSrv ? null : new SharedNode(srvName);
+    const srv = srvNode === null ? null : new RecordSet(RRTYPE.SRV, ttl);
+    if (srvNode !== null) srvNode.rrsets.set(RRTYPE.SRV, srv!);
+    const c: Capability = { svcbNode, svcb, srvNode, srv, txtFrom: undefined };
+    this.capabilities.set(capability, c);
+    this.addNode(svcbNode);
+    if (srvNode !== null) this.addNode(srvNode);
+    this.indexStale = true;
+    return c;
+  }
+
+  /** `_index._agents`: every capability that exists now (independent of how many instances offer each). */
+  private layIndex(): void {
+    this.indexStale = false;
+    const strings = indexTxtStrings([...this.capabilities.keys()].sort());
+    this.touched.add(DnsNames.index);
+    if (strings.length === 0) {
+      if (this.nodes.has(DnsNames.index)) this.removeNode(DnsNames.index);
+      return;
+    }
+    const node = new SharedNode(DnsNames.index);
+    node.rrsets.set(RRTYPE.TXT, new FixedRrSet(RRTYPE.TXT, this.settings.ttl, strings.map(txtRr)));
+    if (this.nodes.has(DnsNames.index)) this.nodes.set(DnsNames.index, node);
+    else this.addNode(node);
+  }
+
+  private addNode(node: ZoneNode): void {
+    const { name } = node;
+    const existed = this.nodes.has(name);
+    this.nodes.set(name, node);
+    this.touched.add(name);
+    if (existed) return;
+    this.emptyNonTerminals.delete(name);
+    // Instance labels have no dots, so only the few service names have ancestors.
+    if (!name.includes('.')) return;
+    for (const ancestor of ancestorsOf(name)) {
+      this.below.set(ancestor, (this.below.get(ancestor) ?? 0) + 1);
+      if (!this.nodes.has(ancestor) && !this.emptyNonTerminals.has(ancestor)) {
+        this.emptyNonTerminals.add(ancestor);
+        this.touched.add(ancestor);
+      }
+    }
+  }
+
+  private removeNode(name: string): void {
+    if (!this.nodes.delete(name)) return;
+    this.touched.add(name);
+    if ((this.below.get(name) ?? 0) > 0) this.emptyNonTerminals.add(name);
+    if (!name.includes('.')) return;
+    for (const ancestor of ancestorsOf(name)) {
+      const left = (this.below.get(ancestor) ?? 1) - 1;
+      if (left > 0) {
+        this.below.set(ancestor, left);
+        continue;
+      }
+      this.below.delete(ancestor);
+      if (this.emptyNonTerminals.delete(ancestor)) this.touched.add(ancestor);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import type { ZoneRr } from './rr.js';
+import { encodeRrs, type WireRrSet, wireRrSize } from './rrset-wire.js';
+import { SortedMembers } from './sorted-members.js';
+import type { RrSet } from './zone-node.js';
+
+function uniqueGlue(rrs: Iterable<ZoneRr>, count: number): string[] {
+  const names = new Set<string>();
+  let seen = 0;
+  for (const rr of rrs) {
+    if (seen++ >= count) break;
+    if (rr.glue !== undefined) names.add(rr.glue);
+  }
+  return [...names];
+}
+
+/** An RRset whose records never change (the SOA of one serial, NS, an instance's own records, the index). */
+export class FixedRrSet implements RrSet {
+  constructor(
+    readonly type: number,
+    readonly ttl: number,
+    readonly rrs: readonly ZoneRr[],
+  ) {}
+
+  // Not kept: a zone holds several per instance; the answer cache keeps whole replies instead.
+  answerWire(): WireRrSet {
+    return this.ownedWire(null);
+  }
+
+  ownedWire(owner: Buffer | null): WireRrSet {
+    let size = 0;
+    for (const rr of this.rrs) size += wireRrSize(owner, rr.rdata.length);
+    return encodeRrs(this.type, this.ttl, this.rrs, owner, size);
+  }
+
+  glueNames(): readonly string[] {
+    return uniqueGlue(this.rrs, this.rrs.length);
+  }
+}
+
+/**
+ * An RRset patched in place, one record per member key (an instance id), kept in key order: a put or
+ * delete costs the same at 100,000 members as at 1,000. Its answer encoding holds at most 64 KiB of
+ * leading records (all any message can carry), made on the first answer after a change.
+ */
+export class RecordSet implements RrSet {
+  private readonly members = new SortedMembers<ZoneRr>();
+  private rdataBytes = 0;
+  private encoded: WireRrSet | undefined;
+
+  constructor(
+    readonly type: number,
+    readonly ttl: number,
+  ) {}
+
+  get count(): number {
+    return this.members.size;
+  }
+
+  get(key: string): ZoneRr | undefined {
+    return this.members.get(key);
+  }
+
+  /** The smallest member key. */
+  firstKey(): string | undefined {
+    return this.members.firstKey();
+  }
+
+  put(key: string, rr: ZoneRr): void {
+    const old = this.members.set(key, rr);
+    this.rdataBytes += rr.rdata.length - (old?.rdata.length ?? 0);
+    this.encoded = undefined;
+  }
+
+  delete(key: string): void {
+    const old = this.members.delete(key);
+    if (old === undefined) return;
+    this.rdataBytes -= old.rdata.length;
+    this.encoded = undefined;
+  }
+
+  get rrs(): readonly ZoneRr[] {
+    return [...this.members.values()];
+  }
+
+  answerWire(): WireRrSet {
+    this.encoded ??= this.ownedWire(null);
+    return this.encoded;
+  }
+
+  ownedWire(owner: Buffer | null): WireRrSet {
+    const size = this.members.size * wireRrSize(owner, 0) + this.rdataBytes;
+    return encodeRrs(this.type, this.ttl, this.members.values(), owner, size);
+  }
+
+  glueNames(): readonly string[] {
+    return uniqueGlue(this.members.values(), this.answerWire().count);
+  }
+}
