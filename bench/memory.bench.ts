@@ -21,7 +21,11 @@ function held(): number {
 }
 
 /** Registers instances `from`..`to`-1 through the registry's own API (no sockets), 64 at a time. */
-async function register(app: { request(path: string, init: RequestInit): Response | Promise<Response> }, from: number, to: number) {
+async function register(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  from: number,
+  to: number,
+) {
   for (let start = from; start < to; start += 64) {
     const batch = [];
     for (let i = start; i < Math.min(to, start + 64); i++) {
@@ -77,7 +81,11 @@ export async function benchMemory(): Promise<Figure[]> {
     const source = new FakeInstanceSource();
     source.put(...ids.map((id) => structuredClone(registry.zone.recordOf(id)!)));
     const withRecords = held();
-    const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' });
+    const zone = new Zone(source, {
+      zone: 'agents.internal',
+      ttlSeconds: 15,
+      nameServerAddress: '127.0.0.1',
+    });
     const withEntries = held();
     zone.snapshot();
     const withSnapshot = held();
@@ -86,10 +94,25 @@ export async function benchMemory(): Promise<Figure[]> {
     const per = (bytes: number) => kb(bytes / size);
     const reference = { name: 'whole registry', value: figures.at(-1)!.value };
     figures.push(
-      { name: 'parsed registration record (a copy)', value: per(withRecords - before), unit: 'KB', reference },
+      {
+        name: 'parsed registration record (a copy)',
+        value: per(withRecords - before),
+        unit: 'KB',
+        reference,
+      },
       { name: 'zone: per-instance entries', value: per(withEntries - withRecords), unit: 'KB', reference },
-      { name: 'zone: snapshot (names, RRsets)', value: per(withSnapshot - withEntries), unit: 'KB', reference },
-      { name: 'zone: encoded answers to every name', value: per(withAnswers - withSnapshot), unit: 'KB', reference },
+      {
+        name: 'zone: snapshot (names, RRsets)',
+        value: per(withSnapshot - withEntries),
+        unit: 'KB',
+        reference,
+      },
+      {
+        name: 'zone: encoded answers to every name',
+        value: per(withAnswers - withSnapshot),
+        unit: 'KB',
+        reference,
+      },
       {
         name: 'store, liveness, routing and the rest (whole − record − zone)',
         value: figures.at(-1)!.value - per(withAnswers - before),

@@ -8,6 +8,7 @@ import { benchOrchestrator } from './orchestrator.bench.js';
 import { benchRegistry } from './registry.bench.js';
 import { benchRouting } from './routing.bench.js';
 import { benchTakeover } from './takeover.bench.js';
+import { benchZone } from './zone.bench.js';
 
 /** `pnpm bench [suite…]`: runs the named suites (default: all) and prints Markdown tables. */
 const SUITES: Record<string, () => Promise<unknown>> = {
@@ -21,6 +22,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   'fast-paths': benchFastPaths,
   catalog: benchCatalog,
   calling: benchCalling,
+  zone: benchZone,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,6 +1,14 @@
 /** Agent Reach registry, as other packages start it: the server, its DNS responder, config, logger and store. */
 export { registryConfigFrom } from './config.js';
-export { type DnsResponder, startRegistryDns, Zone } from './dns/index.js';
+export {
+  AnswerCache,
+  type DnsResponder,
+  handleMessage,
+  RRTYPE,
+  startRegistryDns,
+  Zone,
+  ZoneReplica,
+} from './dns/index.js';
 export { registryLogger } from './logger.js';
 export { type RunningRegistry, startRegistry } from './serve.js';
 export { nameServerEntry, skydnsEntries, skydnsName, skydnsPath } from './skydns/index.js';

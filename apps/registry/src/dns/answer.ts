@@ -71,9 +71,10 @@ function glueFor(
   answered: readonly RrSet[],
   wires: readonly WireRrSet[],
   node: ZoneNode,
+  limit: number,
 ): WireRrSet[] {
-  // An answer past the largest message is truncated, and a truncated answer carries no additional data.
-  if (wires.reduce((n, wire) => n + wire.size, 0) > MAX_SET_BYTES) return [];
+  // An answer past the message limit is truncated, and a truncated answer carries no additional data.
+  if (wires.reduce((n, wire) => n + wire.size, 0) > limit) return [];
   const single = wires.length === 1 ? wires[0]! : undefined;
   const cached = single === undefined ? undefined : glueCache.get(single);
   if (cached !== undefined) return cached;
@@ -101,8 +102,11 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
   return additional;
 }
 
-/** Answers a well-formed query from one zone snapshot: data, NODATA, NXDOMAIN or a refusal. */
-export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery): Sections {
+/**
+ * Answers a well-formed query from one zone snapshot: data, NODATA, NXDOMAIN or a refusal. Glue is
+ * looked up only for an answer within `limit` octets (a larger one goes out truncated, without it).
+ */
+export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX_SET_BYTES): Sections {
   if (query.qclass !== CLASS_IN && query.qclass !== CLASS_ANY) return refused;
   const relative = relativeName(snapshot, query.labels);
   const where = locateName(snapshot, relative);
@@ -137,7 +141,7 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery): Sections {
     authoritative: true,
     answer,
     authority: [],
-    additional: glueFor(snapshot, sets, answer, node),
+    additional: glueFor(snapshot, sets, answer, node, limit),
     owner: name,
   };
 }

@@ -13,6 +13,7 @@ import {
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
 import { absoluteName, HOST_LABEL, labelsToWire, nameToWire, RESERVED_LABELS } from './names.js';
+import { FixedRrSet } from './record-set.js';
 import {
   addressRr,
   RRTYPE,
@@ -23,7 +24,6 @@ import {
   withSvcTarget,
   type ZoneRr,
 } from './rr.js';
-import { FixedRrSet } from './record-set.js';
 import type { RrSet, RrSetsByType, ZoneNode } from './zone-node.js';
 
 /**
@@ -65,7 +65,9 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
 
   /** The DNS-AID TXT this instance would give a capability's name (`capabilities=`, `description=`). */
   capabilityTxt(capability: string): ZoneRr {
-    return txtRr(capabilityTxtStrings(capability, capabilityDescription(this.record.declaration, capability)));
+    return txtRr(
+      capabilityTxtStrings(capability, capabilityDescription(this.record.declaration, capability)),
+    );
   }
 
   /** `1 <instance>.<zone>. …` for the capability index: the self record with the instance as target. */
@@ -83,7 +85,13 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
 
   /** The SRV record pointing at this instance with this priority and weight. */
   srv(priority: number, weight: number): ZoneRr {
-    const fields = { priority, weight, port: this.record.endpoint.port, target: this.target, glue: this.name };
+    const fields = {
+      priority,
+      weight,
+      port: this.record.endpoint.port,
+      target: this.target,
+      glue: this.name,
+    };
     return ASCII.test(this.apex) ? srvRrWithTargetWire(fields, nameToWire(fields.target)) : srvRr(fields);
   }
 

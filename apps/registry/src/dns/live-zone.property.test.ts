@@ -15,9 +15,25 @@ import { ZoneReplica } from './zone-replica.js';
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
 const TYPES = [RRTYPE.A, RRTYPE.AAAA, RRTYPE.SVCB, RRTYPE.SRV, RRTYPE.TXT, RRTYPE.SOA, RRTYPE.NS, RRTYPE.ANY];
 
-const id = fc.constantFrom('a-1', 'b-2', 'c-3', 'd-4', 'e-5', 'f-6', 'g-7', 'h-8', 'i-9', 'j-10', 'k-11', 'l-12');
+const id = fc.constantFrom(
+  'a-1',
+  'b-2',
+  'c-3',
+  'd-4',
+  'e-5',
+  'f-6',
+  'g-7',
+  'h-8',
+  'i-9',
+  'j-10',
+  'k-11',
+  'l-12',
+);
 const capability = fc.constantFrom('summarize', 'plan', 'agent', 'search', 'x');
-const weight = fc.record({ priority: fc.integer({ min: -5, max: 70_000 }), weight: fc.integer({ min: -5, max: 70_000 }) });
+const weight = fc.record({
+  priority: fc.integer({ min: -5, max: 70_000 }),
+  weight: fc.integer({ min: -5, max: 70_000 }),
+});
 
 type Step =
   | { kind: 'put'; id: string; capabilities: string[]; host: string; port: number; priority: number }
@@ -37,7 +53,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       priority: fc.integer({ min: 0, max: 100 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), ids: fc.uniqueArray(id, { maxLength: 3 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('remove' as const), ids: fc.uniqueArray(id, { maxLength: 3 }) }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -71,7 +90,12 @@ function fromScratch(records: readonly InstanceRecord[], weightOf: WeightOf, ser
       byCapability[capability] = weightOf(record, capability);
     return { generic: weightOf(record), byCapability };
   };
-  replica.apply({ serial, put: records.map((record) => ({ record, weights: weights(record) })), weights: [], deleted: [] });
+  replica.apply({
+    serial,
+    put: records.map((record) => ({ record, weights: weights(record) })),
+    weights: [],
+    deleted: [],
+  });
   return replica;
 }
 
@@ -133,7 +157,8 @@ describe('LiveZone, patched change by change', () => {
             for (const x of s.ids) weights.table.set(x, { value: s.value, perCapability: s.perCapability });
             zone.weightsChanged(s.ids);
           } else {
-            for (const x of zone.instanceIds()) weights.table.set(x, { value: s.value, perCapability: false });
+            for (const x of zone.instanceIds())
+              weights.table.set(x, { value: s.value, perCapability: false });
             zone.weightsChanged();
           }
           const reference = fromScratch(source.all(), weights.weightOf, zone.serial, zone);

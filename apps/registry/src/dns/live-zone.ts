@@ -82,7 +82,10 @@ export class LiveZone {
     this.apexNode.rrsets.set(RRTYPE.SOA, this.soa(0));
     const nsName = absoluteName(DnsNames.nameServer, apex);
     if (settings.nameServerAddress !== undefined) {
-      this.apexNode.rrsets.set(RRTYPE.NS, new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName, DnsNames.nameServer)]));
+      this.apexNode.rrsets.set(
+        RRTYPE.NS,
+        new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName, DnsNames.nameServer)]),
+      );
       const ns = new SharedNode(DnsNames.nameServer);
       const address = addressRr(settings.nameServerAddress);
       ns.rrsets.set(address.type, new FixedRrSet(address.type, ttl, [address.rr]));
@@ -239,7 +242,10 @@ export class LiveZone {
 
   private layTxt(c: Capability, capability: string, from: InstanceEntry): void {
     c.txtFrom = from.name;
-    c.svcbNode.rrsets.set(RRTYPE.TXT, new FixedRrSet(RRTYPE.TXT, this.settings.ttl, [from.capabilityTxt(capability)]));
+    c.svcbNode.rrsets.set(
+      RRTYPE.TXT,
+      new FixedRrSet(RRTYPE.TXT, this.settings.ttl, [from.capabilityTxt(capability)]),
+    );
   }
 
   private addCapability(capability: string): Capability {

@@ -45,7 +45,8 @@ function writeLabels(name: string, out: Buffer): void {
 /** Wire form of a sequence of ASCII labels, without the terminating root byte. */
 export function labelsToWire(name: string): Buffer {
   if (name === '') return Buffer.alloc(0);
-  const out = Buffer.alloc(name.length + 1);
+  // From the shared pool (every octet is written): the zone makes these per change and per answer.
+  const out = Buffer.allocUnsafe(name.length + 1);
   writeLabels(name, out);
   return out;
 }
@@ -53,9 +54,10 @@ export function labelsToWire(name: string): Buffer {
 /** Wire form of a full name (`a.b` or `a.b.`), with the terminating root byte. */
 export function nameToWire(name: string): Buffer {
   const bare = name.endsWith('.') ? name.slice(0, -1) : name;
-  // One allocation: the labels, then the root octet (left zero).
-  const out = Buffer.alloc(bare === '' ? 1 : bare.length + 2);
+  // One pooled allocation: the labels, then the root octet.
+  const out = Buffer.allocUnsafe(bare === '' ? 1 : bare.length + 2);
   if (bare !== '') writeLabels(bare, out);
+  out[out.length - 1] = 0;
   return out;
 }
 

@@ -32,7 +32,8 @@ const OPT_RR_SIZE = 11;
 
 /** Where a negative answer's authority SOA keeps its serial (the last RR before any OPT), or -1. */
 function serialOffset(query: DnsQuery, sections: Sections, reply: Buffer): number {
-  const soaSent = sections.answer.length === 0 && sections.authority.length === 1 && reply.readUInt16BE(8) === 1;
+  const soaSent =
+    sections.answer.length === 0 && sections.authority.length === 1 && reply.readUInt16BE(8) === 1;
   if (!soaSent) return -1;
   return reply.length - (query.edns === undefined ? 0 : OPT_RR_SIZE) - SOA_TAIL;
 }
@@ -46,7 +47,7 @@ function answer(
 ): Buffer {
   const limit = transport === 'udp' ? udpLimit(query) : MAX_TCP_MESSAGE;
   if (query.edns !== undefined && query.edns.version !== 0) return writeResponse(query, badvers, limit, 0);
-  const sections = answerQuery(snapshot, query);
+  const sections = answerQuery(snapshot, query, limit);
   const reply = writeResponse(query, sections, limit, snapshot.apexWireLength);
   if (cache !== undefined && isCacheable(sections.rcode))
     cache.set(snapshot, msg, transport, reply, sections.owner, serialOffset(query, sections, reply));

@@ -6,7 +6,6 @@ import {
   type SvcbRecord,
 } from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
-import { nameToWire } from './names.js';
 
 /** RR type codes this zone publishes or answers for. */
 export const RRTYPE = {
@@ -229,5 +228,5 @@ export function withSrvWeight(rr: ZoneRr, priority: number, weight: number): Zon
 
 /** Whether two records carry the same octets (a republished weight that did not move is left alone). */
 export function sameRdata(a: ZoneRr | undefined, b: ZoneRr): boolean {
-  return a !== undefined && a.rdata.equals(b.rdata);
+  return a?.rdata.equals(b.rdata) === true;
 }

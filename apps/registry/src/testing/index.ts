@@ -1,5 +1,6 @@
 /** Registry test support for other packages' tests: the store contract suite, the DNS packet fuzzer, the governance fixture. */
 
+export { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
 export { GOVERNANCE_EXPECTED, GOVERNANCE_FIXTURE, GOVERNANCE_NOW_MS } from './governance-fixture.js';
 export { fuzzPacket, seededRandom } from './packet-fuzz.js';
 export {
@@ -7,6 +8,5 @@ export {
   type OpenStoreUnderTest,
   type StoreUnderTest,
 } from './store-contract/index.js';
-export { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
 export { startTestRegistry, type TestRegistry } from './test-registry.js';
 export { answerEveryName, queryBytes } from './zone-queries.js';

@@ -1,0 +1,147 @@
+import { AnswerCache, handleMessage, RRTYPE, Zone, ZoneReplica } from '@agent-reach/registry';
+import { FakeInstanceSource, makeInstance, queryBytes } from '@agent-reach/registry/testing';
+import { type Figure, printFigures } from './lib/report.js';
+
+/** Fleet sizes compared in one run: the cost of a change at the largest must stay within 2× of the smallest. */
+const SMALL = 1_000;
+const LARGE = Number(process.env.BENCH_ZONE_LARGE ?? 100_000);
+/** Changes timed per figure (after as many untimed ones). */
+const CHANGES = Number(process.env.BENCH_ZONE_CHANGES ?? 2_000);
+const APEX = 'agents.internal';
+const options = { zone: APEX, ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
+
+/** Instance `i` of a fleet whose instances share `capabilities` capabilities round-robin. */
+type InstanceRecord = ReturnType<typeof makeInstance>;
+
+const instance = (prefix: string, i: number, capabilities: number): InstanceRecord =>
+  makeInstance(`${prefix}-${i}`, {
+    host: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+    port: 20_000 + (i % 40_000),
+    capabilities: [`op_${i % capabilities}`],
+  });
+
+interface Fleet {
+  source: FakeInstanceSource;
+  zone: Zone;
+  cache: AnswerCache;
+  capabilities: number;
+}
+
+function fleet(size: number, capabilities: number): Fleet {
+  const source = new FakeInstanceSource();
+  const records: InstanceRecord[] = [];
+  for (let i = 0; i < size; i++) records.push(instance('bench', i, capabilities));
+  source.put(...records);
+  const zone = new Zone(source, options);
+  // Weights follow a table the bench moves, as the leader's weight pass does.
+  const table = new Map<string, number>();
+  zone.setWeightOf((record) => ({ priority: 10, weight: table.get(record.instance_id) ?? 50 }));
+  Object.assign(zone, { table });
+  return { source, zone, cache: new AnswerCache(), capabilities };
+}
+
+/** The first questions after a change: the capability's SVCB set (over UDP and TCP) and the instance's address. */
+function ask(f: Fleet, record: InstanceRecord): void {
+  const capability = Object.keys(record.declaration.capabilities)[0]!;
+  const svcb = queryBytes(`_${capability}._a2a._agents.${APEX}`, RRTYPE.SVCB);
+  handleMessage(f.zone, svcb, 'udp', f.cache);
+  handleMessage(f.zone, svcb, 'tcp', f.cache);
+  handleMessage(f.zone, queryBytes(`${record.instance_id}.${APEX}`, RRTYPE.A), 'udp', f.cache);
+}
+
+/** Microseconds per change: a registration then its removal, each followed by the first queries. */
+function registrationCost(f: Fleet): number {
+  const run = (from: number) => {
+    const started = performance.now();
+    for (let k = from; k < from + CHANGES; k++) {
+      const record = instance('extra', k, f.capabilities);
+      f.source.put(record);
+      ask(f, record);
+      f.source.remove(record.instance_id);
+      ask(f, record);
+    }
+    return ((performance.now() - started) * 1000) / (2 * CHANGES);
+  };
+  run(0); // warm-up
+  return run(CHANGES);
+}
+
+/** Microseconds per weight change of one instance (its SRV and SVCB records move), with the first queries. */
+function weightCost(f: Fleet, size: number): number {
+  const table = (f.zone as unknown as { table: Map<string, number> }).table;
+  const run = (round: number) => {
+    const started = performance.now();
+    for (let k = 0; k < CHANGES; k++) {
+      const i = (k * 7919) % size;
+      const id = `bench-${i}`;
+      table.set(id, 1 + ((k + round) % 100));
+      f.zone.weightsChanged([id]);
+      ask(f, f.source.get(id)!);
+    }
+    return ((performance.now() - started) * 1000) / CHANGES;
+  };
+  run(1);
+  return run(2);
+}
+
+/** Milliseconds to lay the whole zone out from nothing (a replica given every instance at once). */
+function fromScratchMs(f: Fleet): number {
+  const put = [...f.zone.instanceIds()].map((id) => ({
+    record: f.zone.recordOf(id)!,
+    weights: f.zone.weightsOf(id)!,
+  }));
+  const started = performance.now();
+  const replica = new ZoneReplica(f.zone.settings);
+  replica.apply({ serial: f.zone.serial, put, weights: [], deleted: [] });
+  replica.snapshot();
+  return performance.now() - started;
+}
+
+/**
+ * The cost of one zone change, at 1k and 100k instances in the same run: a registration (or its
+ * removal) and a weight change, each followed by the first queries that see it. Two fleet shapes:
+ * 50 capabilities (2,000 instances each at 100k) and one capability every instance offers (one
+ * SVCB set of 100,000 records). The reference is laying the whole zone out from nothing.
+ */
+export async function benchZone(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const capabilities of [50, 1]) {
+    const shape = capabilities === 1 ? 'one capability for all' : `${capabilities} capabilities`;
+    const small = fleet(SMALL, capabilities);
+    const smallReg = registrationCost(small);
+    const smallWeight = weightCost(small, SMALL);
+    const large = fleet(LARGE, capabilities);
+    const largeReg = registrationCost(large);
+    const largeWeight = weightCost(large, LARGE);
+    const rebuild = fromScratchMs(large);
+    const n = LARGE.toLocaleString('en-US');
+    figures.push(
+      { name: `registration or removal, ${shape}, 1,000 instances`, value: smallReg, unit: 'µs' },
+      {
+        name: `registration or removal, ${shape}, ${n} instances`,
+        value: largeReg,
+        unit: 'µs',
+        reference: { name: '1,000 instances', value: smallReg },
+        target: { op: '<=', value: 2 * smallReg },
+      },
+      { name: `weight change, ${shape}, 1,000 instances`, value: smallWeight, unit: 'µs' },
+      {
+        name: `weight change, ${shape}, ${n} instances`,
+        value: largeWeight,
+        unit: 'µs',
+        reference: { name: '1,000 instances', value: smallWeight },
+        target: { op: '<=', value: 2 * smallWeight },
+      },
+      {
+        name: `whole zone laid out from nothing, ${shape}, ${n} instances`,
+        value: rebuild * 1000,
+        unit: 'µs',
+        reference: { name: `one registration at ${n}`, value: largeReg },
+      },
+    );
+    small.zone.close();
+    large.zone.close();
+  }
+  printFigures('Zone: cost of one change (with the first queries after it)', figures);
+  return figures;
+}
