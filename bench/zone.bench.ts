@@ -6,7 +6,9 @@ import { type Figure, printFigures } from './lib/report.js';
 const SMALL = 1_000;
 const LARGE = Number(process.env.BENCH_ZONE_LARGE ?? 100_000);
 /** Changes timed per figure (after as many untimed ones). */
-const CHANGES = Number(process.env.BENCH_ZONE_CHANGES ?? 2_000);
+const CHANGES = Number(process.env.BENCH_ZONE_CHANGES ?? 1_000);
+/** Timed rounds per size (medians are reported), after one warm-up round. */
+const ROUNDS = Number(process.env.BENCH_ZONE_ROUNDS ?? 5);
 const APEX = 'agents.internal';
 const options = { zone: APEX, ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
 
@@ -50,39 +52,35 @@ function ask(f: Fleet, record: InstanceRecord): void {
 }
 
 /** Microseconds per change: a registration then its removal, each followed by the first queries. */
-function registrationCost(f: Fleet): number {
-  const run = (from: number) => {
-    const started = performance.now();
-    for (let k = from; k < from + CHANGES; k++) {
-      const record = instance('extra', k, f.capabilities);
-      f.source.put(record);
-      ask(f, record);
-      f.source.remove(record.instance_id);
-      ask(f, record);
-    }
-    return ((performance.now() - started) * 1000) / (2 * CHANGES);
-  };
-  run(0); // warm-up
-  return run(CHANGES);
+function registrationCost(f: Fleet, round: number): number {
+  const started = performance.now();
+  for (let k = round * CHANGES; k < (round + 1) * CHANGES; k++) {
+    const record = instance('extra', k, f.capabilities);
+    f.source.put(record);
+    ask(f, record);
+    f.source.remove(record.instance_id);
+    ask(f, record);
+  }
+  return ((performance.now() - started) * 1000) / (2 * CHANGES);
 }
 
 /** Microseconds per weight change of one instance (its SRV and SVCB records move), with the first queries. */
-function weightCost(f: Fleet, size: number): number {
+function weightCost(f: Fleet, size: number, round: number): number {
   const table = (f.zone as unknown as { table: Map<string, number> }).table;
-  const run = (round: number) => {
-    const started = performance.now();
-    for (let k = 0; k < CHANGES; k++) {
-      const i = (k * 7919) % size;
-      const id = `bench-${i}`;
-      table.set(id, 1 + ((k + round) % 100));
-      f.zone.weightsChanged([id]);
-      ask(f, f.source.get(id)!);
-    }
-    return ((performance.now() - started) * 1000) / CHANGES;
-  };
-  run(1);
-  return run(2);
+  const started = performance.now();
+  for (let k = 0; k < CHANGES; k++) {
+    const id = `bench-${(k * 7919) % size}`;
+    table.set(id, 1 + ((k + round) % 100));
+    f.zone.weightsChanged([id]);
+    ask(f, f.source.get(id)!);
+  }
+  return ((performance.now() - started) * 1000) / CHANGES;
 }
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
 
 /** Milliseconds to lay the whole zone out from nothing (a replica given every instance at once). */
 function fromScratchMs(f: Fleet): number {
@@ -98,8 +96,9 @@ function fromScratchMs(f: Fleet): number {
 }
 
 /**
- * The cost of one zone change, at 1k and 100k instances in the same run: a registration (or its
- * removal) and a weight change, each followed by the first queries that see it. Two fleet shapes:
+ * The cost of one zone change, at 1k and 100k instances in the same run (medians of rounds that
+ * alternate the sizes): a registration (or its removal) and a weight change, each followed by the
+ * first queries that see it. Two fleet shapes:
  * 50 capabilities (2,000 instances each at 100k) and one capability every instance offers (one
  * SVCB set of 100,000 records). The reference is laying the whole zone out from nothing.
  */
@@ -108,11 +107,31 @@ export async function benchZone(): Promise<Figure[]> {
   for (const capabilities of [50, 1]) {
     const shape = capabilities === 1 ? 'one capability for all' : `${capabilities} capabilities`;
     const small = fleet(SMALL, capabilities);
-    const smallReg = registrationCost(small);
-    const smallWeight = weightCost(small, SMALL);
     const large = fleet(LARGE, capabilities);
-    const largeReg = registrationCost(large);
-    const largeWeight = weightCost(large, LARGE);
+    const costs = {
+      smallReg: [] as number[],
+      largeReg: [] as number[],
+      smallWeight: [] as number[],
+      largeWeight: [] as number[],
+    };
+    // Rounds alternate the two sizes, so a change in the machine's load hits both alike; round 0 warms up.
+    for (let round = 0; round <= ROUNDS; round++) {
+      const order = round % 2 === 0 ? [small, large] : [large, small];
+      const measured = order.map((f) => ({
+        f,
+        reg: registrationCost(f, round),
+        weight: weightCost(f, f === small ? SMALL : LARGE, round),
+      }));
+      if (round === 0) continue;
+      for (const { f, reg, weight } of measured) {
+        (f === small ? costs.smallReg : costs.largeReg).push(reg);
+        (f === small ? costs.smallWeight : costs.largeWeight).push(weight);
+      }
+    }
+    const smallReg = median(costs.smallReg);
+    const smallWeight = median(costs.smallWeight);
+    const largeReg = median(costs.largeReg);
+    const largeWeight = median(costs.largeWeight);
     const rebuild = fromScratchMs(large);
     const n = LARGE.toLocaleString('en-US');
     figures.push(

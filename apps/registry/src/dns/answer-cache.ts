@@ -64,8 +64,8 @@ export class AnswerCache {
     this.follow(snapshot);
     if (this.replies.size >= this.maxEntries) this.clear();
     const key = keyOf(msg, transport);
-    // A copy, so the caller may hand `reply` to a socket as it is.
-    this.replies.set(key, { reply: Buffer.from(reply), serialAt });
+    // Kept as it is: a reply is never written after it is made (hits are copies).
+    this.replies.set(key, { reply, serialAt });
     if (owner === undefined) return;
     let keys = this.byName.get(owner);
     if (keys === undefined) {

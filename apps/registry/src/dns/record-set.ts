@@ -46,6 +46,8 @@ export class RecordSet implements RrSet {
   private readonly members = new SortedMembers<ZoneRr>();
   private rdataBytes = 0;
   private encoded: WireRrSet | undefined;
+  /** The buffer the last answer encoding was written to, reused by the next (answers copy from it). */
+  private scratch: Buffer | undefined;
 
   constructor(
     readonly type: number,
@@ -83,7 +85,12 @@ export class RecordSet implements RrSet {
   }
 
   answerWire(): WireRrSet {
-    this.encoded ??= this.ownedWire(null);
+    if (this.encoded === undefined) {
+      const size = this.members.size * wireRrSize(null, 0) + this.rdataBytes;
+      this.encoded = encodeRrs(this.type, this.ttl, this.members.values(), null, size, this.scratch);
+      const { bytes } = this.encoded;
+      if (this.scratch === undefined || bytes.buffer !== this.scratch.buffer) this.scratch = bytes;
+    }
     return this.encoded;
   }
 

@@ -104,7 +104,8 @@ export function writeResponse(
       size += set.size;
     }
   }
-  const buf = Buffer.alloc(size);
+  // Every octet is written below.
+  const buf = Buffer.allocUnsafe(size);
   const flags =
     QR |
     (query.flags & COPIED) |

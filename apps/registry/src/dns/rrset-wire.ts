@@ -30,7 +30,8 @@ export const wireRrSize = (owner: Buffer | null, rdataLength: number): number =>
 
 /**
  * Encodes the leading records of `rrs` that fit in MAX_SET_BYTES; `size` is the whole set's
- * encoded length (the caller knows it without walking every record).
+ * encoded length (the caller knows it without walking every record). With `into`, the octets are
+ * written there when they fit (a set re-encoded after each change reuses its buffer).
  */
 export function encodeRrs(
   type: number,
@@ -38,6 +39,7 @@ export function encodeRrs(
   rrs: Iterable<ZoneRr>,
   owner: Buffer | null,
   size: number,
+  into?: Buffer,
 ): WireRrSet {
   const kept: ZoneRr[] = [];
   let length = 0;
@@ -47,7 +49,8 @@ export function encodeRrs(
     kept.push(rr);
     length = next;
   }
-  const bytes = Buffer.allocUnsafe(length);
+  const bytes =
+    into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   const rrEnds: number[] = [];
   const patches: number[] = [];
   let at = 0;
