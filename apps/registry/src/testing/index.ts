@@ -1,4 +1,4 @@
-/** Registry test support for other packages' tests: the store contract suite, the DNS packet fuzzer, the governance fixture. */
+/** Registry test support for other packages' tests and benches: the store contract suite, the DNS packet fuzzer, the governance fixture, an in-memory registry and zone queries. */
 
 export { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
 export { GOVERNANCE_EXPECTED, GOVERNANCE_FIXTURE, GOVERNANCE_NOW_MS } from './governance-fixture.js';
