@@ -8,6 +8,7 @@ import { cli } from '@agent-reach/console/cli';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleStack, STACK_AGENTS } from './console-stack.js';
+import { pngFacts } from './png.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../.artifacts/', import.meta.url));
 const CHROMIUM_ARGS = [
@@ -22,7 +23,7 @@ const CHROMIUM_ARGS = [
 ];
 const exec = promisify(execFile);
 type TracePage = { items: Array<{ id: string }> };
-const FINISHED = ['ok', 'failed', 'unavailable', 'skipped'];
+const FINISHED = ['succeeded', 'failed', 'unavailable', 'skipped', 'interrupted'];
 
 let stack: ConsoleStack;
 let browser: Browser;
@@ -47,40 +48,111 @@ afterAll(async () => {
   await stack?.stop();
 }, 60_000);
 
-/** The states of every node box on the page. */
-const nodeStates = (p: Page) =>
-  p.$$eval('.dag .node', (els) => els.map((e) => e.getAttribute('data-state') ?? ''));
+/** The states of every node of the DAG on the page, by node id. */
+const nodeStates = (p: Page): Promise<Record<string, string>> =>
+  p.$$eval('svg.dag g.node', (els) =>
+    Object.fromEntries(
+      els.map((e) => [e.getAttribute('data-node') ?? '', e.getAttribute('data-state') ?? '']),
+    ),
+  );
+
+/** The DAG's edges as `from->to`, with their drawn state. */
+const edges = (p: Page) =>
+  p.$$eval('svg.dag path.edge', (els) =>
+    els.map((e) => ({
+      edge: `${e.getAttribute('data-from')}->${e.getAttribute('data-to')}`,
+      state: e.getAttribute('data-state'),
+    })),
+  );
+
+/** Waits until the page shows no "Loading…" / "Asking DNS…" placeholder. */
+async function settled(p: Page) {
+  await p.waitForSelector('main .page-title');
+  // Polled from here: the console's CSP (script-src 'self') refuses waitForFunction's string eval.
+  await expect
+    .poll(
+      () =>
+        p.evaluate<boolean>("/Loading…|Asking DNS…/.test(document.querySelector('main')?.textContent ?? '')"),
+      {
+        timeout: 20_000,
+      },
+    )
+    .toBe(false);
+}
+
+/** A screenshot saved under test/.artifacts and checked: the viewport's size, and not a blank page. */
+async function screenshot(p: Page, name: string, width: number) {
+  const png = await p.screenshot({ path: `${ARTIFACTS}${name}.png` });
+  const facts = pngFacts(png);
+  expect(facts.width, name).toBe(width);
+  expect(facts.height, name).toBeGreaterThan(300);
+  // Text, badges and the header: far more than the one or two colours of an empty page.
+  expect(facts.colours, name).toBeGreaterThan(20);
+  return facts;
+}
+
+type TraceApi = {
+  trace: { status: string };
+  nodes: Array<{ node_id: string; depends_on: string[]; status: string }>;
+  events: unknown[];
+};
 
 describe('console in a real browser against the real system', () => {
   let traceId = '';
 
-  it('starts a run from the Run page and shows its DAG live until every node finished', async () => {
+  it('starts a run from the Run page; the DAG shows nodes changing state live and an edge for every dependency', async () => {
     await page.goto(`${stack.consoleUrl}/#/run`);
-    await page.fill(
-      'textarea[name=task]',
-      '设计一个家庭局域网安全智能体发现系统，分析风险、查找证据并给出实现和验收方案',
-    );
-    await page.click('button[type=submit]');
+    await page
+      .getByLabel('Task')
+      .fill('设计一个家庭局域网安全智能体发现系统，分析风险、查找证据并给出实现和验收方案');
+    await page.getByRole('button', { name: 'Start run' }).click();
     await page.waitForURL(/#\/run\/[0-9a-f]{32}$/, { timeout: 30_000 });
     traceId = page.url().split('/').at(-1)!;
 
-    // A node box in state running proves the DAG updates while the run goes on (SSE, not the end state).
-    await page.waitForSelector('.dag .node[data-state=running]', { timeout: 60_000 });
+    // Every state each node was seen in, sampled while the run goes on (SSE, not only the end state).
+    const seen = new Map<string, Set<string>>();
+    const edgeStatesSeen = new Set<string>();
     await expect
       .poll(
         async () => {
           const states = await nodeStates(page);
-          return states.length > 0 && states.every((s) => FINISHED.includes(s));
+          for (const [id, state] of Object.entries(states)) {
+            if (!seen.has(id)) seen.set(id, new Set());
+            seen.get(id)!.add(state);
+          }
+          for (const e of await edges(page)) edgeStatesSeen.add(e.state ?? '');
+          const all = Object.values(states);
+          return all.length > 0 && all.every((s) => FINISHED.includes(s));
         },
-        { timeout: 120_000, interval: 250 },
+        { timeout: 120_000, interval: 150 },
       )
       .toBe(true);
+    // Nodes changed state in front of us: some were seen running and then succeeded.
+    const changed = [...seen.values()].filter((s) => s.has('running') && s.has('succeeded'));
+    expect(changed.length).toBeGreaterThanOrEqual(2);
+    expect(edgeStatesSeen).toContain('active');
     const states = await nodeStates(page);
-    expect(states.length).toBeGreaterThanOrEqual(3);
-    expect(states.every((s) => s === 'ok')).toBe(true);
+    expect(Object.keys(states).length).toBeGreaterThanOrEqual(3);
+    expect(Object.values(states).every((s) => s === 'succeeded')).toBe(true);
 
-    // Each box names its capability and the agent that served it, with attempts and a duration.
-    const boxes = await page.$$eval('.dag .node', (els) =>
+    // One SVG edge for each dependency the orchestrator recorded, between the right node ids.
+    const api = (await (await fetch(`${stack.orchestratorUrl}/api/traces/${traceId}`)).json()) as TraceApi;
+    const expected = api.nodes.flatMap((n) => n.depends_on.map((d) => `${d}->${n.node_id}`)).sort();
+    expect(expected.length).toBeGreaterThanOrEqual(2);
+    const drawn = await edges(page);
+    expect(drawn.map((e) => e.edge).sort()).toEqual(expected);
+    expect(drawn.every((e) => e.state === 'done')).toBe(true);
+    // dagre puts each edge's target to the right of its source (the layout is left to right).
+    const boxes: Record<string, number> = await page.$$eval('svg.dag g.node', (els) =>
+      Object.fromEntries(els.map((e) => [e.getAttribute('data-node') ?? '', e.getBoundingClientRect().x])),
+    );
+    for (const edge of expected) {
+      const [from, to] = edge.split('->') as [string, string];
+      expect(boxes[to]!, edge).toBeGreaterThan(boxes[from]!);
+    }
+
+    // Each node names its capability and the agent that served it, with attempts and a duration.
+    const facts = await page.$$eval('svg.dag g.node', (els) =>
       els.map((e) => ({
         capability: e.querySelector('.node-capability')?.textContent ?? '',
         agent: e.querySelector('.node-agent')?.textContent ?? '',
@@ -88,19 +160,17 @@ describe('console in a real browser against the real system', () => {
         duration: e.querySelector('.node-duration')?.textContent ?? '',
       })),
     );
-    for (const box of boxes) {
-      expect(box.agent).toMatch(/-agent$/);
-      expect(box.attempts).toBe('1');
-      expect(box.duration).toMatch(/^\d+(\.\d)?(ms|s)$/);
+    for (const f of facts) {
+      expect(f.agent).toMatch(/-agent$/);
+      expect(f.attempts).toBe('1');
+      expect(f.duration).toMatch(/^\d+(\.\d)?(ms|s)$/);
     }
-    expect(boxes.map((b) => b.capability)).toContain('synthesis');
+    expect(facts.map((f) => f.capability)).toContain('synthesis');
 
-    // The layers follow the plan: more than one column, synthesis alone in the last one.
-    const layers = await page.$$eval('.dag .layer', (els) =>
-      els.map((e) => e.querySelectorAll('.node').length),
-    );
-    expect(layers.length).toBeGreaterThanOrEqual(3);
-    expect(layers.at(-1)).toBe(1);
+    // The span waterfall: the run, discovery, planning and every node, each with a bar.
+    await expect
+      .poll(() => page.$$eval('.waterfall [data-span]', (els) => els.map((e) => e.getAttribute('data-span'))))
+      .toEqual(expect.arrayContaining(['run', 'discovery', 'plan', ...api.nodes.map((n) => n.node_id)]));
 
     // The deliverable arrives when the run ends; the event log runs from start to finish.
     await page.waitForSelector('.deliverable-text', { timeout: 30_000 });
@@ -112,14 +182,31 @@ describe('console in a real browser against the real system', () => {
     expect(types.at(-1)).toBe('trace_finished');
     expect(types).toContain('plan_ready');
     expect(await page.textContent('.run-head .badge')).toBe('ok');
+    const dag = pngFacts(await page.locator('svg.dag').screenshot({ path: `${ARTIFACTS}console-dag.png` }));
+    expect(dag.width).toBeGreaterThan(400);
+    expect(dag.colours).toBeGreaterThan(10);
     await page.screenshot({ path: `${ARTIFACTS}console-run-dag.png`, fullPage: true });
   }, 240_000);
 
-  it('opens the trace: id, Jaeger link, plan, nodes with context and output, every event', async () => {
+  it('opens the trace: id, Jaeger link, plan, DAG, span waterfall, nodes with context and output, every event', async () => {
     await page.click('.run-head a[href^="#/traces/"]');
     await page.waitForSelector('.trace-id', { timeout: 30_000 });
     expect(await page.textContent('.trace-id')).toBe(traceId);
+    // OTLP export configured → the Jaeger link is there by default.
     expect(await page.getAttribute('a.jaeger-link', 'href')).toBe(`${stack.jaegerUrl}/trace/${traceId}`);
+    const api = (await (await fetch(`${stack.orchestratorUrl}/api/traces/${traceId}`)).json()) as TraceApi;
+    expect(await page.$$eval('svg.dag path.edge', (els) => els.length)).toBe(
+      api.nodes.reduce((n, node) => n + node.depends_on.length, 0),
+    );
+    const spans = await page.$$eval('.waterfall [data-span]', (els) =>
+      els.map((e) => ({ id: e.getAttribute('data-span'), state: e.getAttribute('data-state') })),
+    );
+    expect(spans.length).toBe(api.nodes.length + 3);
+    expect(
+      spans
+        .filter((s) => s.id !== 'run' && s.id !== 'discovery' && s.id !== 'plan')
+        .every((s) => s.state === 'succeeded'),
+    ).toBe(true);
 
     const nodes = await page.$$('details.node-detail');
     expect(nodes.length).toBeGreaterThanOrEqual(3);
@@ -130,11 +217,8 @@ describe('console in a real browser against the real system', () => {
     expect((await last.$eval('.node-output', (e) => e.textContent ?? '')).length).toBeGreaterThan(50);
 
     const events = await page.$$eval('.event-log .event', (els) => els.length);
-    const api = (await (await fetch(`${stack.orchestratorUrl}/api/traces/${traceId}`)).json()) as {
-      events: unknown[];
-    };
     expect(events).toBe(api.events.length);
-    await page.screenshot({ path: `${ARTIFACTS}console-run.png`, fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}console-trace.png`, fullPage: true });
   }, 60_000);
 
   it('shows agents, declaration history, discovery, conflicts and routing metrics from the APIs', async () => {
@@ -160,67 +244,151 @@ describe('console in a real browser against the real system', () => {
     expect(discovery).toContain('Merge the other outputs into one final answer.');
 
     await page.click('#tabs a[href="#/conflicts"]');
-    await page.waitForSelector('main .card .empty:not(:has-text("Loading"))');
+    await settled(page);
     expect(await page.textContent('main .card')).toContain('No conflicts');
 
     await page.click('#tabs a[href="#/metrics"]');
     await page.waitForSelector('.tiles .tile');
     expect(await page.textContent('.tiles')).toContain('route hit rate');
+    // A rate over no calls is not shown as a rate; with calls it is a percentage.
+    const stats = (await (await fetch(`${stack.registryUrl}/v1/routing/stats`)).json()) as {
+      calls: { total: number };
+      instances: Array<{ instance_id: string; window: number }>;
+    };
+    const hit = await page.textContent('.tiles .tile:first-child .tile-value');
+    expect(hit).toBe(stats.calls.total === 0 ? 'no calls yet' : expect.stringMatching(/^\d+\.\d%$/));
+    // The durations of recent runs as a chart: one line with a point per finished run.
+    await page.waitForSelector('.spark svg path.spark-line');
+    expect(await page.getAttribute('.spark svg path.spark-line', 'd')).toMatch(
+      /^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)*$/,
+    );
     await page.screenshot({ path: `${ARTIFACTS}console-metrics.png`, fullPage: true });
 
-    // An unknown route says so (and the page has one h1), instead of showing the Run page.
+    // An unknown route says so (with the page's one h1), instead of showing the Run page.
     await page.goto(`${stack.consoleUrl}/#/no-such-page/x`);
     await page.waitForSelector('[data-page="not-found"]');
     expect(await page.textContent('main')).toContain('There is no console page at #/no-such-page/x');
     expect(await page.locator('h1').count()).toBe(1);
+    expect(await page.textContent('h1')).toBe('Page not found');
     expect(await page.locator('#tabs a[aria-current="page"]').count()).toBe(0);
+  }, 90_000);
 
-    // Every page fits 1280 px and a 390 px phone without scrolling sideways.
+  it('fits every page at 1280 px and a 390 px phone without scrolling sideways, one h1 each, every input labelled', async () => {
     const wide: string[] = [];
+    const routes = [
+      'run',
+      `run/${traceId}`,
+      'traces',
+      `traces/${traceId}`,
+      'discovery',
+      'agents',
+      'agents/writer-agent',
+      'conflicts',
+      'metrics',
+      'no-such-page',
+    ];
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      for (const tab of [
-        'run',
-        'traces',
-        'discovery',
-        'agents',
-        'agents/writer-agent',
-        'conflicts',
-        'metrics',
-      ]) {
-        await page.goto(`${stack.consoleUrl}/#/${tab}`);
-        await page.waitForSelector('main .card');
-        // Polled from here: the console's CSP (script-src 'self') refuses waitForFunction's string eval.
-        await expect
-          .poll(() => page.evaluate<boolean>("document.body.textContent.includes('Loading…')"), {
-            timeout: 15_000,
-          })
-          .toBe(false);
-        const scroll = await page.evaluate<number>('document.documentElement.scrollWidth');
-        if (scroll > width) wide.push(`${tab} at ${width}px: ${scroll}px wide`);
+      for (const route of routes) {
+        await page.goto(`${stack.consoleUrl}/#/${route}`);
+        await settled(page);
+        if (route.startsWith('run/')) await page.waitForSelector('.deliverable-text', { timeout: 30_000 });
+        const [scroll, inner] = await page.evaluate<number[]>(
+          '[document.documentElement.scrollWidth, window.innerWidth]',
+        );
+        if (scroll! > inner!) wide.push(`${route} at ${width}px: ${scroll}px wide`);
+        expect(await page.locator('h1').count(), route).toBe(1);
+        const unlabelled = await page.$$eval('input, select, textarea', (els) =>
+          els
+            .filter(
+              (e) =>
+                (e as unknown as { labels: unknown[] }).labels.length === 0 && !e.getAttribute('aria-label'),
+            )
+            .map((e) => e.outerHTML),
+        );
+        expect(unlabelled, route).toEqual([]);
+        await screenshot(
+          page,
+          `console-${route.split('/')[0]}${route.includes('/') ? '-detail' : ''}-${width}`,
+          width,
+        );
       }
-      await page.screenshot({ path: `${ARTIFACTS}console-agents-${width}.png`, fullPage: true });
     }
     await page.setViewportSize({ width: 1440, height: 1000 });
     expect(wide).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
-  it('lists the trace under Traces with a status filter, and deletes it', async () => {
-    await page.click('#tabs a[href="#/traces"]');
+  it('reaches every control of every page with the keyboard alone', async () => {
+    const missed: string[] = [];
+    for (const route of [
+      'run',
+      `run/${traceId}`,
+      'traces',
+      `traces/${traceId}`,
+      'discovery',
+      'agents/writer-agent',
+      'conflicts',
+      'metrics',
+      'nope',
+    ]) {
+      await page.goto(`${stack.consoleUrl}/#/${route}`);
+      await settled(page);
+      if (route.startsWith('run/')) await page.waitForSelector('.deliverable-text', { timeout: 30_000 });
+      // Number every visible control; then Tab from the top of the page and note each one that gets focus.
+      // (Page scripts as strings: the root tsconfig has no DOM types.)
+      const controls = await page.evaluate<string[]>(`(() => {
+        const selector = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), '
+          + 'textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+        const list = [...document.querySelectorAll(selector)].filter((e) => e.getClientRects().length > 0);
+        list.forEach((e, i) => e.setAttribute('data-kb', String(i)));
+        document.activeElement?.blur();
+        return list.map((e) => e.tagName.toLowerCase() + ' ' + (e.textContent ?? '').trim().slice(0, 30));
+      })()`);
+      expect(controls.length, route).toBeGreaterThan(6);
+      const reached = new Set<string>();
+      for (let i = 0; i < controls.length + 5; i++) {
+        await page.keyboard.press('Tab');
+        const kb = await page.evaluate<string | null>(
+          "document.activeElement?.getAttribute('data-kb') ?? null",
+        );
+        if (kb !== null) reached.add(kb);
+      }
+      for (const [i, c] of controls.entries()) if (!reached.has(String(i))) missed.push(`${route}: ${c}`);
+    }
+    expect(missed).toEqual([]);
+    // The keyboard alone also works them: Enter on the Traces tab opens the page.
+    await page.goto(`${stack.consoleUrl}/#/run`);
+    await settled(page);
+    await page.focus('#tabs a[href="#/traces"]');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/traces$/);
+  }, 120_000);
+
+  it('lists the trace under Traces with a status filter, finds it by id from the search box, and deletes it', async () => {
+    await page.goto(`${stack.consoleUrl}/#/traces`);
     await page.waitForSelector(`main table a[href="#/traces/${traceId}"]`);
-    await page.selectOption('select[name=status]', 'failed');
+    await page.getByLabel('Status').selectOption('failed');
     await page.waitForSelector('main .trace-list .empty');
-    await page.selectOption('select[name=status]', 'ok');
+    await page.getByLabel('Status').selectOption('ok');
     await page.waitForSelector(`main table a[href="#/traces/${traceId}"]`);
-    // The one search box finds the run by its trace id (and its first digits).
-    await page.selectOption('select[name=status]', '');
-    await page.getByRole('searchbox', { name: 'search traces by id or text' }).fill(traceId.slice(0, 10));
-    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByLabel('Status').selectOption('');
+    // The one search box finds the run by its whole trace id, by its first digits, and by text.
+    for (const q of [traceId, traceId.slice(0, 10)]) {
+      await page.getByRole('searchbox', { name: 'Search traces by id or text' }).fill(q);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect
+        .poll(() =>
+          page.$$eval('main table a[href^="#/traces/"]', (els) => els.map((e) => e.getAttribute('href'))),
+        )
+        .toEqual([`#/traces/${traceId}`]);
+    }
+    await page.getByRole('searchbox', { name: 'Search traces by id or text' }).fill('家庭局域网');
+    await page.keyboard.press('Enter');
     await expect
       .poll(() =>
         page.$$eval('main table a[href^="#/traces/"]', (els) => els.map((e) => e.getAttribute('href'))),
       )
-      .toEqual([`#/traces/${traceId}`]);
+      .toContain(`#/traces/${traceId}`);
 
     await page.click(`main table a[href="#/traces/${traceId}"]`);
     await page.waitForSelector('button.danger');

@@ -125,7 +125,6 @@ export type TraceEventInput = z.input<typeof TraceEventInput>;
 export type TraceEventType = TraceEventInput['type'];
 export const TRACE_EVENT_TYPES = Object.keys(payloads) as TraceEventType[];
 
-
 /** The payload schema of one event type. */
 export function eventPayloadSchema<K extends TraceEventType>(type: K): (typeof payloads)[K] {
   return payloads[type];
@@ -250,4 +249,14 @@ export type StartedWire = z.infer<typeof StartedWire>;
 export type DeletedWire = z.infer<typeof DeletedWire>;
 
 /** A recorded event as the API sends it (`TraceEventWire`), its payload typed by its type. */
-export type TypedTraceEventWire = z.output<typeof TraceEventInput> & { trace_id: string; seq: number; at: string };
+export type TypedTraceEventWire = z.output<typeof TraceEventInput> & {
+  trace_id: string;
+  seq: number;
+  at: string;
+};
+
+/** The payload of one event type, as the API sends it. */
+export type TraceEventPayload<K extends TraceEventType> = Extract<
+  z.output<typeof TraceEventInput>,
+  { type: K }
+>['data'];

@@ -6,7 +6,7 @@ import type {
   RouteResponse,
   RoutingStats,
 } from '@agent-reach/sdk/protocol';
-import { formatAgo, formatMs, formatPct } from '../ui/js/format.js';
+import { formatAgo, formatMs, formatPct } from '../shared/format.js';
 import { formatFields, formatTable } from './table.js';
 
 const load = (i: InstanceView) =>

@@ -1,5 +1,5 @@
-import { formatLevels, summarizeEvent } from '../ui/js/event-summary.js';
-import { formatAgo, formatMs, shorten } from '../ui/js/format.js';
+import { formatLevels, summarizeEvent } from '../shared/event-summary.js';
+import { formatAgo, formatMs, shorten } from '../shared/format.js';
 import type {
   DiscoveryView,
   RunSummary,

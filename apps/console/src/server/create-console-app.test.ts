@@ -1,13 +1,17 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream } from '../testing/fake-upstream.js';
 import { ConsoleMetrics } from './console-metrics.js';
 import { createConsoleApp } from './create-console-app.js';
 
 let upstream: FakeUpstream;
-let uiDir: string;
+const text = (contentType: string, body: string) => ({ contentType, bytes: new TextEncoder().encode(body) });
+/** A built UI of two files. */
+const ui = Promise.resolve(
+  new Map([
+    ['/index.html', text('text/html; charset=utf-8', '<!doctype html><title>reach</title>')],
+    ['/app.js', text('text/javascript; charset=utf-8', 'export {};')],
+  ]),
+);
 /** Opened by the SSE test's upstream; the test releases it to finish the stream. */
 let release: () => void = () => {};
 
@@ -36,17 +40,11 @@ beforeAll(async () => {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ code: 'NOT_FOUND', message: `no route for ${req.method} ${req.url}` }));
   });
-  uiDir = await mkdtemp(join(tmpdir(), 'reach-console-ui-'));
-  await mkdir(join(uiDir, 'js'));
-  await writeFile(join(uiDir, 'index.html'), '<!doctype html><title>reach</title>');
-  await writeFile(join(uiDir, 'js', 'app.js'), 'export {};');
-  await writeFile(join(uiDir, 'notes.txt'), 'not a UI file type');
 });
 
 afterAll(async () => {
   release();
   await upstream.stop();
-  await rm(uiDir, { recursive: true, force: true });
 });
 
 afterEach(() => {
@@ -58,7 +56,7 @@ const app = () =>
     registryUrl: upstream.url,
     orchestratorUrl: `${upstream.url}/`,
     jaegerUrl: 'http://jaeger.local:16686',
-    uiDir,
+    ui,
     maxBodyBytes: 1024,
   });
 
@@ -168,14 +166,19 @@ describe('console static UI and settings', () => {
     expect(await res.text()).toContain('<title>reach</title>');
   });
 
-  it('serves JS modules with a JavaScript type', async () => {
-    const res = await app().request('/js/app.js');
+  it('serves the bundle with a JavaScript type', async () => {
+    const res = await app().request('/app.js');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
   });
 
-  it('never serves files outside the UI folder or of other types', async () => {
-    for (const path of ['/%2e%2e/%2e%2e/package.json', '/..%2fpackage.json', '/notes.txt', '/missing.js']) {
+  it('serves only the built files', async () => {
+    for (const path of [
+      '/%2e%2e/%2e%2e/package.json',
+      '/..%2fpackage.json',
+      '/app/main.tsx',
+      '/missing.js',
+    ]) {
       const res = await app().request(path);
       expect(res.status, path).toBe(404);
       expect(await res.json()).toMatchObject({ code: 'NOT_FOUND' });

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createErrorHandler, type ErrorLog } from '@agent-reach/sdk/http';
 import { quoteInput, ReachError } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
@@ -8,9 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { ConsoleMetrics } from './console-metrics.js';
 import { proxyTo } from './proxy.js';
 import { staticFiles } from './static-files.js';
-
-/** The UI's files, served as they are (no build step). */
-export const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
+import { buildUi, type UiFiles } from './ui-bundle.js';
 
 /** What the console is built from: the two APIs it fronts and what the UI needs to know. */
 export interface ConsoleAppDeps {
@@ -20,8 +15,8 @@ export interface ConsoleAppDeps {
   orchestratorUrl: string;
   /** Jaeger's UI; trace views link to `<jaegerUrl>/trace/<id>` when set. @default null */
   jaegerUrl?: string | null;
-  /** @default the `ui/` folder beside `server/` */
-  uiDir?: string;
+  /** The built UI. @default `buildUi()` of the `ui/` source beside `server/`, started at once */
+  ui?: Promise<UiFiles>;
   /** Largest request body passed upstream. @default 1048576 */
   maxBodyBytes?: number;
   /** @default silent */
@@ -47,11 +42,15 @@ export function createConsoleApp(deps: ConsoleAppDeps): Hono {
   });
   const metrics = deps.metrics ?? new ConsoleMetrics();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  // Ready once the UI it serves is there (an image or a build that lost it is not).
-  const uiIndex = join(deps.uiDir ?? UI_DIR, 'index.html');
-  app.get('/readyz', (c) => {
-    const ui = existsSync(uiIndex);
-    return c.json({ status: ui ? 'ready' : 'not_ready', checks: { ui } }, ui ? 200 : 503);
+  // Ready once the UI it serves is built (a source tree that lost it, or a bundle that fails, is not).
+  const ui = deps.ui ?? buildUi();
+  const uiBuilt = ui.then(
+    (files) => files.has('/index.html') && files.has('/app.js'),
+    () => false,
+  );
+  app.get('/readyz', async (c) => {
+    const built = await uiBuilt;
+    return c.json({ status: built ? 'ready' : 'not_ready', checks: { ui: built } }, built ? 200 : 503);
   });
   app.get('/metrics', async (c) => {
     const { contentType, body } = await metrics.render();
@@ -69,7 +68,7 @@ export function createConsoleApp(deps: ConsoleAppDeps): Hono {
     '/registry/*',
     proxyTo({ name: 'registry', baseUrl: trimSlash(deps.registryUrl), stripPrefix: '/registry', metrics }),
   );
-  app.use('*', staticFiles(deps.uiDir ?? UI_DIR));
+  app.use('*', staticFiles(ui));
   const onError = createErrorHandler(deps.log ?? (() => {}));
   app.notFound((c) =>
     onError(new ReachError('NOT_FOUND', `no route for ${c.req.method} ${quoteInput(c.req.path)}`), c),

@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import type { ConsoleConfig } from '../config.js';
 import { ConsoleMetrics } from './console-metrics.js';
 import { type ConsoleAppDeps, createConsoleApp } from './create-console-app.js';
+import { buildUi } from './ui-bundle.js';
 
 /** A console that is listening. */
 export interface RunningConsole {
@@ -21,11 +22,15 @@ export async function startConsole(
 ): Promise<RunningConsole> {
   const limits = config.connections ?? DEFAULT_CONNECTION_LIMITS;
   const metrics = extra.metrics ?? new ConsoleMetrics();
+  // The UI is built before the port opens: a bundle that fails stops the start with esbuild's reason.
+  const ui = extra.ui ?? buildUi();
+  await ui;
   const app = createConsoleApp({
     registryUrl: config.registryUrl,
     orchestratorUrl: config.orchestratorUrl,
     jaegerUrl: config.jaegerUrl,
     ...extra,
+    ui,
     metrics,
   });
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(

@@ -1,19 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { extname, resolve, sep } from 'node:path';
+import { ReachError } from '@agent-reach/sdk/protocol';
 import type { Handler } from 'hono';
+import type { UiFiles } from './ui-bundle.js';
 
-/** The file types the UI is made of; anything else is not served. */
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-};
-
-/** The UI loads only its own files and talks only to its own origin. */
-const SECURITY_HEADERS = {
+/** The UI loads only its own files and talks only to its own origin; no eval, no inline script or style. */
+export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -22,32 +12,25 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Serves the static UI from `root`: `/` is `index.html`, paths never leave `root`, and an
- * unknown path falls through to the next handler (the app's NOT_FOUND).
+ * Serves the built UI (`ui` resolves once the bundle is built): `/` is `index.html`, and an unknown
+ * path falls through to the next handler (the app's NOT_FOUND).
  */
-export function staticFiles(root: string): Handler {
-  const base = resolve(root);
+export function staticFiles(ui: Promise<UiFiles>): Handler {
   return async (c, next) => {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
-    let path: string;
-    try {
-      path = decodeURIComponent(new URL(c.req.url).pathname);
-    } catch {
-      return next();
-    }
+    let path = c.req.path;
     if (path.endsWith('/')) path += 'index.html';
-    const file = resolve(base, `.${path}`);
-    const type = CONTENT_TYPES[extname(file)];
-    if (type === undefined || !file.startsWith(base + sep) || path.includes('\0')) return next();
-    let bytes: Buffer;
+    let files: UiFiles;
     try {
-      bytes = await readFile(file);
-    } catch {
-      return next();
+      files = await ui;
+    } catch (error) {
+      throw new ReachError('UNAVAILABLE', `the console UI could not be built: ${(error as Error).message}`);
     }
-    // No build step and no hashed names: the browser revalidates every file.
-    const headers = { 'content-type': type, 'cache-control': 'no-cache', ...SECURITY_HEADERS };
+    const file = files.get(path);
+    if (file === undefined) return next();
+    // Built at start and not content-hashed: the browser revalidates every file.
+    const headers = { 'content-type': file.contentType, 'cache-control': 'no-cache', ...SECURITY_HEADERS };
     if (c.req.method === 'HEAD') return c.body(null, 200, headers);
-    return c.body(new Uint8Array(bytes), 200, headers);
+    return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, headers);
   };
 }

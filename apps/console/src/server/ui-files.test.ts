@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createConsoleApp, UI_DIR } from './create-console-app.js';
+import { createConsoleApp } from './create-console-app.js';
+import { buildUi, UI_SOURCE_DIR } from './ui-bundle.js';
 
 async function files(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -12,30 +13,42 @@ async function files(dir: string): Promise<string[]> {
 }
 
 describe('the shipped UI', () => {
-  const app = createConsoleApp({ registryUrl: 'http://127.0.0.1:1', orchestratorUrl: 'http://127.0.0.1:1' });
-
-  it('serves every file index.html and the modules reference', async () => {
-    const html = await readFile(join(UI_DIR, 'index.html'), 'utf8');
+  it('builds from its TypeScript source into one module that index.html loads, and serves every file it names', async () => {
+    const started = performance.now();
+    const ui = await buildUi();
+    const ms = performance.now() - started;
+    expect([...ui.keys()].sort()).toEqual([
+      '/app.js',
+      '/app.js.map',
+      '/favicon.svg',
+      '/index.html',
+      '/styles.css',
+    ]);
+    // Fast enough to build at every start.
+    expect(ms).toBeLessThan(5000);
+    const app = createConsoleApp({
+      registryUrl: 'http://127.0.0.1:1',
+      orchestratorUrl: 'http://127.0.0.1:1',
+      ui: Promise.resolve(ui),
+    });
+    const html = new TextDecoder().decode(ui.get('/index.html')!.bytes);
     const referenced = [...html.matchAll(/(?:src|href)="([^"#:]+)"/g)].map((m) => `/${m[1]}`);
-    const modules = (await files(join(UI_DIR, 'js'))).filter((f) => f.endsWith('.js'));
-    for (const file of modules) {
-      const source = await readFile(file, 'utf8');
-      for (const m of source.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
-        referenced.push(`/${relative(UI_DIR, join(file, '..', m[1]!))}`);
-      }
-    }
-    expect(referenced.length).toBeGreaterThan(10);
-    for (const path of new Set(referenced)) {
-      const res = await app.request(path);
-      expect(res.status, path).toBe(200);
-    }
+    expect(referenced).toEqual(expect.arrayContaining(['/app.js', '/styles.css', '/favicon.svg']));
+    for (const path of referenced) expect((await app.request(path)).status, path).toBe(200);
+  });
+
+  it('holds nothing the CSP refuses: no eval, no Function constructor, no inline handlers or styles', async () => {
+    const bundle = new TextDecoder().decode((await buildUi()).get('/app.js')!.bytes);
+    expect(bundle).not.toMatch(/\beval\(|new Function\(|\bFunction\(["'`]/);
+    const html = await readFile(join(UI_SOURCE_DIR, 'index.html'), 'utf8');
+    expect(html).not.toMatch(/<script>|\son[a-z]+=|\sstyle=|<style/);
   });
 
   it('never writes data through innerHTML', async () => {
-    for (const file of await files(join(UI_DIR, 'js'))) {
+    for (const file of await files(join(UI_SOURCE_DIR, 'app'))) {
       const source = await readFile(file, 'utf8');
       expect(source, file).not.toMatch(
-        /\.(innerHTML|outerHTML)\s*[+]?=|insertAdjacentHTML\(|document\.write\(/,
+        /dangerouslySetInnerHTML|\.(innerHTML|outerHTML)\s*[+]?=|insertAdjacentHTML\(|document\.write\(/,
       );
     }
   });

@@ -1,19 +1,21 @@
+import type { TraceDetailWire, TraceEventWire } from '@agent-reach/sdk/protocol';
 import { describe, expect, it } from 'vitest';
-import { summarizeEvent } from './event-summary.js';
-import { formatAgo, formatMs } from './format.js';
+import { summarizeEvent } from '../../shared/event-summary.js';
+import { formatAgo, formatMs } from '../../shared/format.js';
 import {
   allNodesFinished,
   applyEvent,
   createRunState,
   nodesByLayer,
-  type RunEvent,
+  spanBars,
   stateFromDetail,
 } from './run-state.js';
 
 const ID = 'cd'.repeat(16);
 let seq = 0;
 const at = (ms: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + ms).toISOString();
-const ev = (type: string, data: Record<string, unknown>, ms = 0): RunEvent => ({
+const ev = (type: string, data: Record<string, unknown>, ms = 0): TraceEventWire => ({
+  trace_id: ID,
   seq: ++seq,
   type,
   at: at(ms),
@@ -21,7 +23,7 @@ const ev = (type: string, data: Record<string, unknown>, ms = 0): RunEvent => ({
 });
 
 /** The events of a run: planning → (writing ∥ security_review) → synthesis, with one fallback and one unavailable. */
-function runEvents(): RunEvent[] {
+function runEvents(): TraceEventWire[] {
   seq = 0;
   return [
     ev('trace_started', { task: 'plan a party', provider: null }),
@@ -98,7 +100,7 @@ describe('run state', () => {
     const state = createRunState(ID);
     for (const e of runEvents()) applyEvent(state, e);
     const layers = nodesByLayer(state).map((nodes) => nodes.map((n) => `${n.id}:${n.state}`));
-    expect(layers).toEqual([['n1:ok'], ['n2:running', 'n3:unavailable'], ['n4:pending']]);
+    expect(layers).toEqual([['n1:succeeded'], ['n2:running', 'n3:unavailable'], ['n4:pending']]);
     expect(state.nodes.n1).toMatchObject({
       agent: 'planner-agent',
       attempts: 1,
@@ -113,6 +115,18 @@ describe('run state', () => {
     expect(state.nodes.n3).toMatchObject({ agent: null, error: 'NO_CANDIDATES: none', durationMs: 1 });
     expect(state.currentLayer).toBe(1);
     expect(allNodesFinished(state)).toBe(false);
+  });
+
+  it('lays the run out as spans from the recorded event times', () => {
+    const state = createRunState(ID);
+    for (const e of runEvents()) applyEvent(state, e);
+    const bars = spanBars(state);
+    expect(bars.map((b) => b.id)).toEqual(['run', 'discovery', 'plan', 'n1', 'n2', 'n3']);
+    expect(bars.find((b) => b.id === 'n1')).toMatchObject({ start: 100, state: 'succeeded' });
+    // n2 is still running: no end yet; n3 failed one ms after its start.
+    expect(bars.find((b) => b.id === 'n2')).toMatchObject({ start: 400, end: null });
+    expect(bars.find((b) => b.id === 'n3')).toMatchObject({ start: 400, end: 401, state: 'unavailable' });
+    expect(bars[0]).toMatchObject({ start: 0, end: null, state: 'running' });
   });
 
   it('ignores replayed events, so a reconnect changes nothing', () => {
@@ -142,6 +156,8 @@ describe('run state', () => {
   it('rebuilds from a stored trace, taking full texts from the node rows', () => {
     const state = stateFromDetail({
       trace: {
+        started_at: '2026-01-01T00:00:00Z',
+        finished_at: '2026-01-01T00:00:01.2Z',
         id: ID,
         task: 'plan a party',
         status: 'ok',
@@ -178,9 +194,9 @@ describe('run state', () => {
         },
       ],
       events: [],
-    });
+    } as unknown as TraceDetailWire);
     expect(nodesByLayer(state).map((l) => l.map((n) => `${n.id}:${n.state}:${n.attempts}`))).toEqual([
-      ['n1:ok:1'],
+      ['n1:succeeded:1'],
       ['n2:failed:3'],
     ]);
     expect(state).toMatchObject({
