@@ -54,6 +54,8 @@ FROM runtime AS console
 COPY --from=build /out/console/package.json apps/console/package.json
 COPY --from=build /out/console/node_modules apps/console/node_modules
 COPY --from=build /out/console/dist apps/console/dist
+# The UI's source: the console bundles it with esbuild when it starts (apps/console/README.md).
 COPY --from=build /src/apps/console/src/ui apps/console/src/ui
+COPY --from=build /src/apps/console/src/shared apps/console/src/shared
 EXPOSE 18089
 ENTRYPOINT ["node", "apps/console/dist/main.js"]

@@ -1,9 +1,10 @@
 // `pnpm build`: every app bundled to JavaScript under apps/<app>/dist (docs/build.md says why esbuild).
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { buildUi } from '../apps/console/src/server/ui-bundle.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -118,11 +119,20 @@ export async function buildApp({ app, entries }: AppBuild): Promise<string[]> {
   return Object.keys(entries).map((name) => join(outDir, `${name}.js`));
 }
 
+/** The console's web UI into apps/console/dist/ui (the console also builds it at every start). */
+export async function buildConsoleUi(): Promise<string> {
+  const outDir = join(ROOT, 'apps/console/dist/ui');
+  await mkdir(outDir, { recursive: true });
+  for (const [path, file] of await buildUi()) await writeFile(join(outDir, path), file.bytes);
+  return outDir;
+}
+
 async function main(): Promise<void> {
   for (const target of APP_BUILDS) {
     const files = await buildApp(target);
     for (const file of files) process.stdout.write(`built ${relative(ROOT, file)}\n`);
   }
+  process.stdout.write(`built ${relative(ROOT, await buildConsoleUi())}/\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

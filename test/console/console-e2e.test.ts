@@ -41,7 +41,7 @@ beforeAll(async () => {
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
-}, 300_000);
+}, 480_000);
 
 afterAll(async () => {
   await browser?.close();

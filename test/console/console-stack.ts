@@ -140,8 +140,8 @@ export class ConsoleStack {
         );
       services.push(Service.start('orchestrator', ['apps/orchestrator/src/main.ts'], env));
       services.push(Service.start('console', ['apps/console/src/main.ts'], env));
-      await until('orchestrator', ok(`${stack.orchestratorUrl}/readyz`), services, 120_000);
-      await until('console', ok(`${stack.consoleUrl}/healthz`), services, 120_000);
+      await until('orchestrator', ok(`${stack.orchestratorUrl}/readyz`), services, 240_000);
+      await until('console', ok(`${stack.consoleUrl}/healthz`), services, 240_000);
       await until(
         'agents',
         async () => {

@@ -2,14 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { formatDiscovery } from './format-runs.js';
 import type { DiscoveryView } from './orchestrator-views.js';
 
-const cap = (capability: string, extra: Partial<DiscoveryView['capabilities'][string]>) => ({
+type CapabilityView = DiscoveryView['capabilities'][string];
+const cap = (capability: string, extra: Partial<CapabilityView>): CapabilityView => ({
   capability,
   source: 'svcb',
   available: true,
   reason: null,
+  queries: [],
   candidates: [],
   failed: [],
+  description: '',
+  described_by: 'builtin',
+  tags: [],
+  examples: [],
+  builtin: false,
+  in_index: true,
+  providers: [],
   ...extra,
+});
+const counters = (dns_queries: number): DiscoveryView['stats'] => ({
+  dns_queries,
+  dns_tcp_fallbacks: 0,
+  card_fetches: 0,
+  card_cache_hits: 0,
+  card_negative_hits: 0,
+  card_failures: 0,
+  health_probes: 0,
 });
 
 describe('reach discovery', () => {
@@ -42,8 +60,9 @@ describe('reach discovery', () => {
           providers: [],
         }),
       },
-      stats: { dns_queries: 4 },
-      totals: { dns_queries: 4 },
+      strategy: 'priority_then_weighted_random',
+      stats: counters(4),
+      totals: counters(4),
     });
     expect(out).toMatch(/^writing\s+builtin\s+Write prose\.\s+writer-agent\s+svcb\s+yes/m);
     expect(out).toMatch(/^word_count\s+live\s+Counts words\.\s+word-counter\s+svcb\s+yes/m);

@@ -121,7 +121,7 @@ export function formatDiscovery(view: DiscoveryView): string {
     Object.values(view.capabilities),
     'no capabilities',
   );
-  const counters = Object.keys(view.stats)
+  const counters = (Object.keys(view.stats) as Array<keyof DiscoveryView['stats']>)
     .map((k) => `${k}=${view.stats[k]} (total ${view.totals[k] ?? 0})`)
     .join('  ');
   return `${head}\n\n${table}\n\n${counters}`;

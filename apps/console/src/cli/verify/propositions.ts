@@ -56,7 +56,7 @@ export function checkV1(view: DiscoveryView): Verdict {
 export function checkV2(first: DiscoveryView, second: DiscoveryView, instances: number): Verdict {
   const caps = Object.keys(second.capabilities).length;
   const s = second.stats;
-  const get = (k: string) => s[k] ?? 0;
+  const get = (k: keyof DiscoveryView['stats']) => s[k] ?? 0;
   const ours = `per discovery: dns_queries ${get('dns_queries')}, card_fetches ${get('card_fetches')}, card_cache_hits ${get('card_cache_hits')}, card_failures ${get('card_failures')}, health_probes ${get('health_probes')} (${caps} capabilities, ${instances} instances; first pass fetched ${first.stats.card_fetches ?? 0} cards)`;
   let why: string | null = null;
   if (get('dns_queries') > 3 * caps)
