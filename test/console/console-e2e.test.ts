@@ -258,8 +258,9 @@ describe('console in a real browser against the real system', () => {
     const hit = await page.textContent('.tiles .tile:first-child .tile-value');
     expect(hit).toBe(stats.calls.total === 0 ? 'no calls yet' : expect.stringMatching(/^\d+\.\d%$/));
     // The durations of recent runs as a chart: one line with a point per finished run.
-    await page.waitForSelector('.spark svg path.spark-line');
-    expect(await page.getAttribute('.spark svg path.spark-line', 'd')).toMatch(
+    // (A single run is one point: a path of zero length, attached but not "visible".)
+    await page.waitForSelector('#runs .spark svg path.spark-line', { state: 'attached' });
+    expect(await page.getAttribute('#runs .spark svg path.spark-line', 'd')).toMatch(
       /^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)*$/,
     );
     await page.screenshot({ path: `${ARTIFACTS}console-metrics.png`, fullPage: true });

@@ -22,9 +22,10 @@ export async function startConsole(
 ): Promise<RunningConsole> {
   const limits = config.connections ?? DEFAULT_CONNECTION_LIMITS;
   const metrics = extra.metrics ?? new ConsoleMetrics();
-  // The UI is built before the port opens: a bundle that fails stops the start with esbuild's reason.
+  // The UI builds while the port opens (until then /readyz says not_ready and UI requests wait for it);
+  // a bundle that fails stops the start with esbuild's reason.
   const ui = extra.ui ?? buildUi();
-  await ui;
+  ui.catch(() => {});
   const app = createConsoleApp({
     registryUrl: config.registryUrl,
     orchestratorUrl: config.orchestratorUrl,
@@ -48,6 +49,12 @@ export async function startConsole(
       s.once('error', reject);
     },
   );
+  try {
+    await ui;
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,

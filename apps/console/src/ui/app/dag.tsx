@@ -96,13 +96,13 @@ export function Dag({ state, now = Date.now() }: { state: RunState; now?: number
                 <rect class="node-box" width={p.width} height={p.height} rx="8" />
                 <rect class="node-band" width="6" height={p.height} rx="3" />
                 <text class="node-capability" x="16" y="22">
-                  {shorten(n.capability, 20)}
-                </text>
-                <text class="node-state" x={p.width - 10} y="22" text-anchor="end">
-                  {n.state}
+                  {shorten(n.capability, 22)}
                 </text>
                 <text class="node-id" x="16" y="40">
                   {n.id}
+                </text>
+                <text class="node-state" x={p.width - 10} y="40" text-anchor="end">
+                  {n.state}
                 </text>
                 <text class="node-agent" x="16" y="58">
                   {shorten(n.agent ?? 'unbound', 24)}

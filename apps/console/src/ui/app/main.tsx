@@ -92,4 +92,7 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The static "Loading…" placeholder goes; preact owns the container from here.
+root.replaceChildren();
+render(<App />, root);

@@ -171,7 +171,7 @@ export function MetricsPage() {
         <h2 id="routing-title">Routing</h2>
         <Show loaded={routing}>{(history) => <RoutingView history={history} />}</Show>
       </section>
-      <section class="card" aria-labelledby="runs-title">
+      <section class="card" id="runs" aria-labelledby="runs-title">
         <h2 id="runs-title">Runs</h2>
         <Show loaded={runs}>{(page) => <RunsView page={page} />}</Show>
       </section>
