@@ -1,5 +1,5 @@
 import type { CapabilityRates, GovernanceReport } from '@agent-reach/sdk/protocol';
-import { formatPct } from '../ui/js/format.js';
+import { formatPct } from '../shared/format.js';
 import { formatFields, formatTable } from './table.js';
 
 /** A rate change in percentage points, signed; `–` when a half of the window had no calls. */
