@@ -21,6 +21,8 @@ export interface RunningEtcd {
   freeze(): void;
   /** Lets a frozen etcd run again (SIGCONT). */
   thaw(): void;
+  /** The running etcd's process id (benchmarks read its CPU time). */
+  pid(): number | undefined;
 }
 
 const running = new Set<ChildProcess>();
@@ -124,6 +126,7 @@ export async function startEtcd(
     thaw: () => {
       child?.kill('SIGCONT');
     },
+    pid: () => child?.pid,
     restart: async () => {
       if (child !== undefined) await exited(child);
       await launch();

@@ -16,6 +16,7 @@ export {
   EtcdCallError,
   EtcdUnaryClient,
   GRPC_STATUS,
+  KeepAliveStream,
   openEmbeddedStore,
   openEtcdStore,
   type RegistryStore,

@@ -11,6 +11,8 @@ export {
   type EtcdStoreOptions,
   EtcdUnaryClient,
   GRPC_STATUS,
+  KeepAliveStream,
+  type KeepAliveStreamOptions,
   openEtcdStore,
   type TxnOp,
 } from './etcd/index.js';

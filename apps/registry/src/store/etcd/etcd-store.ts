@@ -78,7 +78,7 @@ export class EtcdStore implements RegistryStore {
     this.#prefix = Buffer.from(options.prefix ?? '', 'utf8');
     this.#electionTtl = options.electionTtlSeconds ?? 2;
     this.#onError = options.onError ?? ((error: unknown) => console.error('[etcd-store]', error));
-    this.#keepAlives = new KeepAliveStream(this.#client.leaseClient, timeout);
+    this.#keepAlives = new KeepAliveStream(this.#unary, { timeoutMs: timeout });
     this.#txns = new TxnBatcher({
       send: (ops) => this.#unary.txn(ops),
       isLeaseNotFound,

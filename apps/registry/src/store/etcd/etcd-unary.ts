@@ -57,7 +57,7 @@ export class EtcdCallError extends Error {
 }
 
 /** One message in gRPC's length-prefixed framing: no compression, 4-byte big-endian length. */
-function frame(message: Uint8Array): Buffer {
+export function grpcFrame(message: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(5 + message.length);
   out[0] = 0;
   out.writeUInt32BE(message.length, 1);
@@ -121,7 +121,8 @@ function settle(call: CallState, resolve: (message: Buffer) => void, reject: (er
  * registration makes. Through the etcd3 client each costs this process 200–370 µs of CPU (its
  * connection pool and retry policies, then grpc-js's call stack); here it costs about 100 µs, and
  * that CPU decides how fast registrations go on a small machine (docs/registry.md, "Hot paths").
- * Everything else — watches, keep-alives, ranges, elections — stays with the etcd3 client.
+ * Keep-alives run on one long-lived stream of the same session (`openStream`, keepalive-stream.ts);
+ * watches, ranges and elections stay with the etcd3 client.
  *
  * One HTTP/2 session at a time, to the first endpoint that answers; when it fails, the server sends
  * GOAWAY, or it stops answering even pings after a call timed out, the next call connects again, to the
@@ -202,6 +203,39 @@ export class EtcdUnaryClient {
     const { token } = AuthenticateResponse.toObject(answer) as { token?: string };
     if (!token) throw new EtcdCallError(GRPC_STATUS.UNAUTHENTICATED, 'etcd returned no auth token');
     return token;
+  }
+
+  /**
+   * Opens a long-lived bidirectional call on the current session (no deadline; with the auth token
+   * when a user is configured). The caller writes framed messages (`grpcFrame`) and reads the answer
+   * frames; `probe` drops the session when it no longer answers pings (after the caller saw a stall).
+   */
+  async openStream(path: string): Promise<{ stream: http2.ClientHttp2Stream; probe: () => void }> {
+    if (this.#closed) throw new EtcdCallError(GRPC_STATUS.UNAVAILABLE, 'the etcd client is closed');
+    const auth = this.#security.auth;
+    let token: string | undefined;
+    if (auth !== undefined) {
+      const pending = this.#token ?? this.#authenticate(auth);
+      this.#token = pending;
+      token = await pending.catch((error: unknown) => {
+        if (this.#token === pending) this.#token = undefined;
+        throw error;
+      });
+    }
+    const session = this.#connect();
+    const headers: http2.OutgoingHttpHeaders = {
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    };
+    if (token !== undefined) headers.token = token;
+    return { stream: session.request(headers), probe: () => this.#probe(session) };
+  }
+
+  /** Forgets the auth token (etcd said it expired): the next call or stream authenticates again. */
+  forgetToken(): void {
+    this.#token = undefined;
   }
 
   /** Ends the session; calls in flight fail, later ones are refused. */
@@ -328,7 +362,7 @@ export class EtcdUnaryClient {
           resolve(this.#call(path, message, token, triesLeft - 1));
         } else settle(call, resolve, reject);
       });
-      stream.end(frame(message));
+      stream.end(grpcFrame(message));
     });
   }
 }

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import {
+  openEtcdStore,
+  type RegistryStore,
+  type RunningRegistry,
+  registryConfigFrom,
+  registryLogger,
+  startRegistry,
+} from '@agent-reach/registry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useEtcd } from '../harness/use-etcd.js';
+
+// Heartbeats on etcd go out in batches over one keep-alive stream; each must keep its own answer.
+const config = registryConfigFrom({
+  control_plane: {
+    heartbeat_interval: 5,
+    heartbeat_timeout: 15,
+    tokens: [{ name: 'bench', token: 'batch-token-1', capabilities: ['*'] }],
+  },
+});
+const cardSha = createHash('sha256').update('card').digest('base64url');
+const body = (port: number) => ({
+  declaration: {
+    agent_name: `batch-agent-${port}`,
+    domain: 'batch',
+    version: '1',
+    capabilities: { batch_echo: { input: ['text'], output: ['text'] } },
+    priority: 50,
+    idempotent: true,
+  },
+  endpoint: { host: '127.0.0.1', port },
+  card_sha256: cardSha,
+});
+
+const cluster = useEtcd();
+let store: RegistryStore;
+let registry: RunningRegistry;
+beforeAll(async () => {
+  store = await openEtcdStore({ endpoints: [cluster.etcd.endpoint], onError: () => undefined });
+  registry = await startRegistry({
+    config,
+    store,
+    logger: registryLogger('silent'),
+    listen: { host: '127.0.0.1', port: 0 },
+  });
+});
+afterAll(async () => {
+  await registry?.stop();
+  await store?.close();
+});
+
+async function post(path: string, payload: unknown, token: string) {
+  const response = await fetch(`${registry.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(payload),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
+interface Registered {
+  id: string;
+  token: string;
+  lease: string;
+}
+
+async function register(count: number, firstPort: number): Promise<Registered[]> {
+  const out: Registered[] = [];
+  for (let i = 0; i < count; i++) {
+    const reply = await post('/v1/agents', body(firstPort + i), 'batch-token-1');
+    expect(reply.status).toBe(201);
+    const id = reply.body.instance_id as string;
+    const record = await cluster.raw.get(`/reach/instances/${id}`).exec();
+    out.push({ id, token: reply.body.lease_token as string, lease: record.kvs[0]!.lease.toString() });
+  }
+  return out;
+}
+
+const beat = (instance: Registered, seq: number) =>
+  post(`/v1/agents/${instance.id}/heartbeat`, { seq }, instance.token);
+
+describe('batched heartbeats on real etcd', () => {
+  it('answers each of many concurrent heartbeats on its own: alive, lease gone, stale', async () => {
+    const instances = await register(30, 9100);
+    const revoked = instances.slice(0, 5);
+    for (const instance of revoked) await cluster.raw.leaseClient.leaseRevoke({ ID: instance.lease });
+    // One instance sends the same seq twice in the burst: exactly one of the two is accepted.
+    const twice = instances[10]!;
+    const replies = await Promise.all([...instances.map((instance) => beat(instance, 1)), beat(twice, 1)]);
+    for (const [i, reply] of replies.slice(0, 5).entries())
+      expect(reply, `revoked ${revoked[i]!.id}`).toMatchObject({
+        status: 410,
+        body: { code: 'UNKNOWN_INSTANCE' },
+      });
+    const alive = replies.slice(5, 30);
+    const pair = [replies[10]!, replies[30]!];
+    expect(pair.map((reply) => reply.status).sort()).toEqual([200, 409]);
+    expect(pair.find((reply) => reply.status === 409)?.body.code).toBe('STALE_HEARTBEAT');
+    for (const reply of alive.filter((_, i) => i + 5 !== 10))
+      expect(reply).toMatchObject({ status: 200, body: { status: 'ok' } });
+    // The live leases were really refreshed: close to the full 15 s again.
+    const ttl = await cluster.raw.leaseClient.leaseTimeToLive({ ID: instances[20]!.lease });
+    expect(Number(ttl.TTL)).toBeGreaterThanOrEqual(13);
+  });
+
+  it('answers a heartbeat whose lease etcd revoked with UNKNOWN_INSTANCE, never ok', async () => {
+    const [instance] = await register(1, 9200);
+    expect((await beat(instance!, 1)).status).toBe(200);
+    await cluster.raw.leaseClient.leaseRevoke({ ID: instance!.lease });
+    const reply = await beat(instance!, 2);
+    expect(reply).toMatchObject({ status: 410, body: { code: 'UNKNOWN_INSTANCE' } });
+  });
+
+  it('answers 503 STORE_UNAVAILABLE while etcd is down, and heartbeats again once it is back', async () => {
+    const [instance] = await register(1, 9300);
+    expect((await beat(instance!, 1)).status).toBe(200);
+    cluster.etcd.kill();
+    const down = await beat(instance!, 2);
+    expect(down).toMatchObject({ status: 503, body: { code: 'STORE_UNAVAILABLE' } });
+    await cluster.etcd.restart();
+    let status = 0;
+    // The seq of a refused heartbeat stays usable (the registry un-claims it).
+    for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
+      status = (await beat(instance!, 2)).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe(200);
+  });
+});
