@@ -1,5 +1,6 @@
 import { benchCalling } from './calling.bench.js';
 import { benchCatalog } from './catalog.bench.js';
+import { benchChurn } from './churn.bench.js';
 import { benchDns } from './dns.bench.js';
 import { benchFastPaths } from './fast-paths.bench.js';
 import { benchLiveness } from './liveness.bench.js';
@@ -14,6 +15,7 @@ import { benchZone } from './zone.bench.js';
 const SUITES: Record<string, () => Promise<unknown>> = {
   registry: benchRegistry,
   dns: benchDns,
+  churn: benchChurn,
   liveness: benchLiveness,
   memory: benchMemory,
   routing: benchRouting,

@@ -139,3 +139,35 @@ export async function udpRoundTrips(dnsPort: number, name: string, count: number
   }
   return out;
 }
+
+/**
+ * Asks `name` A over UDP on its own socket, one query at a time, until an answer holds a record;
+ * resolves with the milliseconds from the call to that answer (null after `timeoutMs`).
+ */
+export function firstAnswerMs(dnsPort: number, name: string, timeoutMs = 5000): Promise<number | null> {
+  const socket = createSocket('udp4');
+  const started = performance.now();
+  let id = 1;
+  return new Promise((resolve) => {
+    let retry: NodeJS.Timeout | undefined;
+    const finish = (value: number | null) => {
+      clearTimeout(retry);
+      socket.close();
+      resolve(value);
+    };
+    const ask = () => {
+      if (performance.now() - started > timeoutMs) return finish(null);
+      id = (id % 65_535) + 1;
+      socket.send(queryPacket(name, 'A', id), dnsPort, '127.0.0.1');
+      // A lost query or reply is asked again.
+      retry = setTimeout(ask, 200);
+    };
+    socket.on('message', (reply) => {
+      if (reply.readUInt16BE(0) !== id) return;
+      clearTimeout(retry);
+      if ((dnsPacket.decode(reply).answers ?? []).length > 0) finish(performance.now() - started);
+      else ask();
+    });
+    ask();
+  });
+}

@@ -33,11 +33,9 @@ export async function startRegistryProcess(
       : `storage:\n  type: etcd\n  etcd:\n    endpoints: [${storage.endpoint}]\n`;
   const config = `control_plane:
   listen: 127.0.0.1:${port}
-  heartbeat_interval: 60s
-  heartbeat_timeout: 300s
   storm:
     min_instances: 1000000
-${Object.entries(controlPlane)
+${Object.entries({ heartbeat_interval: '60s', heartbeat_timeout: '300s', ...controlPlane })
   .map(([key, value]) => `  ${key}: ${JSON.stringify(value)}\n`)
   .join('')}dns:
   listen: 127.0.0.1:${dnsPort}
