@@ -3,6 +3,7 @@ import { benchCatalog } from './catalog.bench.js';
 import { benchChurn } from './churn.bench.js';
 import { benchDns } from './dns.bench.js';
 import { benchFastPaths } from './fast-paths.bench.js';
+import { benchGovernance } from './governance.bench.js';
 import { benchLiveness } from './liveness.bench.js';
 import { benchMemory } from './memory.bench.js';
 import { benchOrchestrator } from './orchestrator.bench.js';
@@ -25,6 +26,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   catalog: benchCatalog,
   calling: benchCalling,
   zone: benchZone,
+  governance: benchGovernance,
 };
 
 const wanted = process.argv.slice(2);
