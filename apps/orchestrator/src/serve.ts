@@ -91,6 +91,7 @@ export async function startOrchestrator(
     checkHealth: httpHealthCheck(config.discovery.healthTimeoutMs),
     cardTtlMs: config.discovery.cardTtlMs,
     negativeTtlMs: config.discovery.negativeTtlMs,
+    logger,
   });
   const calls = sdkCallAttempt(config.call);
   // Outcomes go to the registry as ReachClient's do, so routing's health window sees orchestrated calls.

@@ -273,10 +273,23 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       .collect((id) => instances.get(id) !== undefined, clock.now(), config.instanceIdRetentionMs)
       .catch((cause: unknown) => logger.warn({ err: cause }, 'instance identity collection failed'));
   });
+  // The leader removes declaration versions older than the retention that nothing runs or prefers.
+  const stopPruning = clock.every(Math.min(3_600_000, config.declarations.keepHistoryMs), () => {
+    if (!sweeper.isLeader) return;
+    const live = new Set(instances.all().map((r) => `${r.agent_name}/${r.declaration.version}`));
+    declarations
+      .collect(
+        (agent, version) => live.has(`${agent}/${version}`),
+        clock.wallNow(),
+        config.declarations.keepHistoryMs,
+      )
+      .catch((cause: unknown) => logger.warn({ err: cause }, 'declaration history collection failed'));
+  });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= (async () => {
       stopCollecting();
+      stopPruning();
       external.close();
       await sweeper.stop();
       await routing.close();

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ReachError } from '../protocol/errors.js';
+import { issueText } from '../protocol/issue-text.js';
 
 /** The PAYLOAD_TOO_LARGE error for a body limit of `maxBytes`. */
 export function tooLarge(maxBytes: number): ReachError {
@@ -29,7 +30,7 @@ export async function readJson(c: Context): Promise<unknown> {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(body)';
-  return `${path}: ${issue.message}`;
+  return `${path}: ${issueText(issue)}`;
 }
 
 /** A VALIDATION_FAILED error naming the failing fields (at most five in the message, twenty in `data.fields`). */

@@ -13,6 +13,7 @@ export * from './external-agent.js';
 export * from './governance.js';
 export * from './host-port.js';
 export * from './invoke.js';
+export { issueText } from './issue-text.js';
 export * from './registration.js';
 export * from './route.js';
 export * from './route-order.js';

@@ -57,6 +57,17 @@ describe('loadDeclaration', () => {
     expect(failure(() => loadDeclaration(missing as never)).data?.field).toBe('domain');
   });
 
+  it('refuses a 1 MB skill text and a capability id that breaks the id rule, naming field and rule', () => {
+    const huge = { ...good, capabilities: { summarize: { description: 'x'.repeat(1 << 20) } } };
+    const tooLong = failure(() => loadDeclaration(file('huge.json', JSON.stringify(huge))));
+    expect(tooLong.code).toBe('INVALID_DECLARATION');
+    expect(tooLong.data?.field).toBe('capabilities.summarize.description');
+    expect(tooLong.message.length).toBeLessThan(1000);
+    const badId = failure(() => loadDeclaration({ ...good, capabilities: { 'Word Count!': {} } } as never));
+    expect(badId.code).toBe('INVALID_DECLARATION');
+    expect(badId.message).toContain('capability ids match [a-z][a-z0-9_]{0,39}');
+  });
+
   it('refuses an agent name that differs from the runtime agentName', () => {
     const error = failure(() => loadDeclaration(good, 'translator'));
     expect(error.data?.field).toBe('agent_name');

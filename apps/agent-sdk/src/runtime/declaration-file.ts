@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { Declaration, type DeclarationInput, ReachError } from '../protocol/index.js';
+import { Declaration, type DeclarationInput, issueText, ReachError } from '../protocol/index.js';
 
 /** Where a declaration comes from: a JSON or YAML file path, or an object already in memory. */
 export type DeclarationSource = string | DeclarationInput;
@@ -53,7 +53,7 @@ export function loadDeclaration(source: DeclarationSource, expectedAgentName?: s
   const parsed = Declaration.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues;
-    const detail = issues.map((issue) => `${issuePath(issue)}: ${issue.message}`).join('; ');
+    const detail = issues.map((issue) => `${issuePath(issue)}: ${issueText(issue)}`).join('; ');
     throw invalid(origin, `invalid declaration: ${detail}`, issuePath(issues[0]!));
   }
   if (expectedAgentName !== undefined && parsed.data.agent_name !== expectedAgentName) {

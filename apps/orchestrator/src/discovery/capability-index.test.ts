@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import type { Clock } from '@agent-reach/sdk/clock';
 import { UdpDnsClient } from '@agent-reach/sdk/dns';
-import { buildAgentCard, Declaration } from '@agent-reach/sdk/protocol';
+import { type AgentCard, buildAgentCard, Declaration } from '@agent-reach/sdk/protocol';
 import { withAgentCard } from '@agent-reach/sdk/svcb';
 import { FakeDnsServer, type FakeRecord } from '@agent-reach/sdk/testing';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CapabilityIndex } from './capability-index.js';
 import { cardDigest } from './card-fetcher.js';
@@ -25,6 +27,7 @@ async function startAgent(
   serves: string[],
   health: FakeAgent['health'] = 'ok',
   capabilities: Record<string, unknown> = { work: { serves } },
+  editCard: (card: AgentCard) => unknown = (card) => card,
 ): Promise<FakeAgent> {
   const agent = { name, port: 0, sha: '', health, server: createServer() } as FakeAgent;
   await new Promise<void>((r) => agent.server.listen(0, '127.0.0.1', r));
@@ -32,7 +35,9 @@ async function startAgent(
   const decl = Declaration.parse({ agent_name: name, domain: 'demo', capabilities });
   const bytes = Buffer.from(
     JSON.stringify(
-      buildAgentCard(decl, { host: '127.0.0.1', port: agent.port, scheme: 'http', alpn: ['http/1.1'] }),
+      editCard(
+        buildAgentCard(decl, { host: '127.0.0.1', port: agent.port, scheme: 'http', alpn: ['http/1.1'] }),
+      ),
     ),
   );
   agent.sha = cardDigest(bytes);
@@ -358,6 +363,59 @@ describe('CapabilityIndex over DNS', () => {
       expect(gone).toMatchObject({ description: 'Counts the words of a text.', described_by: 'card' });
       now += 31_000;
       expect((await idx.discover()).view.capabilities.word_count).toBeUndefined();
+    });
+
+    it('ignores a candidate whose card has no skills, logging why once; the other capabilities stay plannable', async () => {
+      const counter = await startAgent('counter-1', [], 'ok', {
+        word_count: { description: 'Counts words' },
+      });
+      const blank = await startAgent('blank-1', [], 'ok', { mystery_op: {} }, (card) => ({
+        ...card,
+        skills: [],
+      }));
+      agents.push(counter, blank);
+      dns.records = [
+        svcb('word_count', counter),
+        aRec(counter),
+        svcb('mystery_op', blank),
+        aRec(blank),
+        indexTxt('word_count', 'mystery_op'),
+      ];
+      const warnings: Array<Record<string, unknown>> = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          warnings.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+          done();
+        },
+      });
+      const idx = new CapabilityIndex({
+        dns: new UdpDnsClient({ host: '127.0.0.1', port: dns.port }),
+        zone: ZONE,
+        dnsServer: `127.0.0.1:${dns.port}`,
+        catalog: ['writing'],
+        checkHealth: httpHealthCheck(300),
+        logger: pino({ level: 'warn' }, sink),
+      });
+      for (let pass = 0; pass < 2; pass++) {
+        const d = await idx.discover();
+        expect(d.view.capabilities.mystery_op).toMatchObject({ available: false, providers: [] });
+        expect(d.view.capabilities.mystery_op!.failed.map((f) => f.reason)).toEqual(['card_without_skills']);
+        expect(d.candidates.get('mystery_op')).toEqual([]);
+        expect(d.view.capabilities.word_count).toMatchObject({
+          available: true,
+          description: 'Counts words',
+          providers: ['counter-1'],
+        });
+        expect(d.catalog.map((c) => c.id)).toContain('word_count');
+      }
+      // Logged once, not once per discovery pass.
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({
+        capability: 'mystery_op',
+        reason: 'card_without_skills',
+        level: 40,
+      });
+      expect(warnings[0]!.msg).toContain('has no skill');
     });
 
     it('ignores index tokens that are not capability ids', async () => {

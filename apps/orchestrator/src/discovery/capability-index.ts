@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import type { DnsClient, DnsResponse } from '@agent-reach/sdk/dns';
 import { type CatalogEntry, DEFAULT_CATALOG_ENTRIES } from '@agent-reach/sdk/protocol';
+import type { Logger } from 'pino';
 import { type CatalogCapability, isBuiltinCapability } from '../plan/catalog.js';
 import { CardCache } from './card-cache.js';
 import { type CardFetcher, httpCardFetcher } from './card-fetcher.js';
@@ -45,6 +46,8 @@ export interface CapabilityIndexOptions {
   healthReuseMs?: number;
   /** Longest a DNS answer is reused within its TTL; 0 asks DNS on every discovery. @default 5000 */
   dnsReuseMs?: number;
+  /** Where ignored candidates (a card without skills) are logged, once per card. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** Most alternates bound behind the primary (seed 3.4). */
@@ -94,6 +97,8 @@ export class CapabilityIndex {
   private readonly totalStats = emptyStats();
   private last: DiscoveryView | null = null;
   private readonly catalog: LiveCatalog;
+  // Cards already logged as ignored (endpoint and digest), so a pass every few seconds logs each once.
+  private readonly ignoredCards = new Set<string>();
 
   constructor(private readonly options: CapabilityIndexOptions) {
     this.clock = options.clock ?? systemClock;
@@ -137,6 +142,7 @@ export class CapabilityIndex {
       healthyEnough: options.enoughToBind ? BIND_POOL : undefined,
       random: this.random,
       targetsByAnswer: this.targetsByAnswer,
+      onIgnoredCard: (ignored) => this.logIgnored(ignored),
     });
     let index: IndexRead | undefined;
     let wanted = capabilities;
@@ -215,6 +221,22 @@ export class CapabilityIndex {
   /** The most recent discovery view, or null before the first. */
   lastView(): DiscoveryView | null {
     return this.last;
+  }
+
+  private logIgnored(ignored: FailedCandidate & { capability: string; card_sha256: string }): void {
+    const key = `${ignored.endpoint} ${ignored.card_sha256}`;
+    if (this.ignoredCards.has(key)) return;
+    if (this.ignoredCards.size >= 10_000) this.ignoredCards.clear();
+    this.ignoredCards.add(key);
+    this.options.logger?.warn(
+      {
+        instance: ignored.instance,
+        endpoint: ignored.endpoint,
+        capability: ignored.capability,
+        reason: ignored.reason,
+      },
+      ignored.message,
+    );
   }
 
   /** Counters since the process started. */

@@ -5,6 +5,7 @@ import {
   CapabilityId,
   capabilityQueryNames,
   cardExtension,
+  cardSkills,
   DnsNames,
   err,
   indexedCapabilities,
@@ -46,6 +47,8 @@ export interface PassDeps {
   random?: Random;
   /** Targets read from an answer, kept with the answer object (a repeated answer is the same object). */
   targetsByAnswer?: WeakMap<DnsResponse, DnsTargets>;
+  /** Told of each candidate ignored because its card says nothing it does (no usable skill). */
+  onIgnoredCard?: (ignored: FailedCandidate & { capability: string; card_sha256: string }) => void;
 }
 
 /** The targets an answer lists and the records it lists that cannot be used. */
@@ -93,6 +96,18 @@ function extensionOf(card: AgentCard): ReturnType<typeof cardExtension> {
     extensions.set(card, ext);
   }
   return ext;
+}
+
+/** Whether a card has a skill with a capability id: one read per cached card. */
+const describesSomething = new WeakMap<AgentCard, boolean>();
+
+function hasUsableSkill(card: AgentCard): boolean {
+  let has = describesSomething.get(card);
+  if (has === undefined) {
+    has = cardSkills(card).length > 0;
+    describesSomething.set(card, has);
+  }
+  return has;
 }
 
 /** The card URL to use: only ever on the address and port DNS gave for the instance. */
@@ -335,6 +350,13 @@ export class DiscoveryPass {
         kind: 'failed',
         failure: failedFrom({ ...t, address }, 'card', 'card_lacks_capability', message),
       };
+    }
+    if (!hasUsableSkill(fetched.value.card)) {
+      // Nothing on the card says what the agent does: not a candidate, and nothing for the catalog.
+      const message = `card of ${t.instance} has no skill with a capability id; ignored`;
+      const failure = failedFrom({ ...t, address }, 'card', 'card_without_skills', message);
+      this.deps.onIgnoredCard?.({ ...failure, capability, card_sha256: fetched.value.sha256 });
+      return { kind: 'failed', failure };
     }
     const baseUrl = `http://${endpoint}`;
     // Only SDK agents serve /health; the registry probes anyone else's agent on its behalf.

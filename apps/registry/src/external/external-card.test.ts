@@ -84,6 +84,8 @@ describe('externalRegistration', () => {
       'NO_USABLE_SKILL',
     );
     expect(await code(card(), { ...request, capabilities: { missing: 'writing' } })).toBe('NO_USABLE_SKILL');
+    // A card with no skills at all says nothing it does (issue 14's bad input).
+    expect(await code(card({ skills: [] }))).toBe('NO_USABLE_SKILL');
     expect(await code(card({ name: '!!!' }))).toBe('VALIDATION_FAILED');
   });
 });

@@ -200,6 +200,36 @@ describe('DeclarationLog', () => {
     expect(changes.flat()).toContain('summarizer-v2');
   });
 
+  it('removes versions past the retention, but never the newest, the newest verified or a live one', async () => {
+    const log = await start('a', 2);
+    const day = 86_400_000;
+    const d = (version: string, priority: number) =>
+      declaration({ version, priority, ...(version === '1' ? {} : { change_reason: `v${version}` }) });
+    await register(log, d('1', 10), 1 * day);
+    await register(log, d('2', 20), 2 * day);
+    await register(log, d('3', 30), 3 * day);
+    await register(log, d('4', 40), 4 * day);
+    await register(log, d('5', 50), 5 * day);
+    await register(log, declaration({ agent_name: 'writer' }), 1 * day);
+    await settle();
+    await log.verify('summarizer-v2', '2', 'ops');
+    log.countSuccess('summarizer-v2', '1');
+    await log.flush();
+    const live = (agent: string, version: string) => agent === 'summarizer-v2' && version === '3';
+    // Kept 2.5 days before day 5: everything recorded before day 2.5 may go.
+    expect(await log.collect(live, 5 * day, 2.5 * day)).toBe(1);
+    await settle();
+    expect((await log.history('summarizer-v2')).map((e) => e.version)).toEqual(['2', '3', '4', '5']);
+    // The only version of an agent is its newest: it stays.
+    expect((await log.history('writer')).map((e) => e.version)).toEqual(['1']);
+    expect(await store.list('/reach/version-calls/summarizer-v2/1/')).toEqual([]);
+    // Later, version 4 is old too (not live, not verified, not newest); version 2 stays as the newest verified.
+    expect(await log.collect(live, 9 * day, 2.5 * day)).toBe(1);
+    await settle();
+    expect((await log.history('summarizer-v2')).map((e) => e.version)).toEqual(['2', '3', '5']);
+    expect(log.preferenceOrder('summarizer-v2')).toEqual(['2', '5', '3']);
+  });
+
   it('lists every agent history with verification state (allHistory)', async () => {
     const log = await start();
     await register(log, declaration({ agent_name: 'writer' }), 1_000);

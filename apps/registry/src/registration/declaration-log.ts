@@ -35,6 +35,13 @@ export interface VersionCheck {
 }
 
 const id = (agentName: string, version: string) => `${agentName}/${version}`;
+// History keys end in `<15-digit ms>-<version>`.
+const lastPart = (key: string) => key.slice(key.lastIndexOf('/') + 1);
+const recordedMsOf = (key: string) => Number(lastPart(key).slice(0, 15));
+const versionOfHistoryKey = (key: string) => {
+  const last = lastPart(key);
+  return last.slice(last.indexOf('-') + 1);
+};
 
 /**
  * Durable declaration history per agent (never bound to a lease): versions are immutable, a later
@@ -199,6 +206,53 @@ export class DeclarationLog {
       this.flushing = undefined;
     });
     return this.flushing;
+  }
+
+  /**
+   * Removes versions recorded more than `keepMs` before `wallNowMs` (history, verification, call
+   * counts), except each agent's newest version, its newest verified one and every version `isLive`
+   * says an instance runs; returns how many versions went. The leader runs it now and then.
+   */
+  async collect(
+    isLive: (agentName: string, version: string) => boolean,
+    wallNowMs: number,
+    keepMs: number,
+  ): Promise<number> {
+    const { store } = this.options;
+    let removed = 0;
+    for (const agent of [...this.book.agentNames()]) {
+      const versions = this.book.versionsOf(agent);
+      const newest = versions.at(-1)?.version;
+      const newestVerified = versions.findLast((v) => this.book.verificationOf(agent, v.version))?.version;
+      const old = versions.filter(
+        (v) =>
+          v.version !== newest &&
+          v.version !== newestVerified &&
+          recordedMsOf(v.key) < wallNowMs - keepMs &&
+          !isLive(agent, v.version),
+      );
+      if (old.length === 0) continue;
+      const [history, calls] = await Promise.all([
+        store.list(KEYS.declarationsOf(agent)),
+        store.list(KEYS.versionCallsOf(agent)),
+      ]);
+      for (const { version } of old) {
+        const deletes = [
+          ...history.filter((kv) => versionOfHistoryKey(kv.key) === version).map((kv) => kv.key),
+          ...calls
+            .filter((kv) => kv.key.startsWith(`${KEYS.versionCallsOf(agent)}${version}/`))
+            .map((kv) => kv.key),
+          KEYS.verification(agent, version),
+        ];
+        // etcd's default --max-txn-ops is 128.
+        for (let i = 0; i < deletes.length; i += 128)
+          await store.commit({ deletes: deletes.slice(i, i + 128) });
+        this.counted.delete(id(agent, version));
+        removed += 1;
+      }
+    }
+    if (removed > 0) this.options.logger.info({ removed }, 'old declaration versions removed');
+    return removed;
   }
 
   /** Versions in routing preference for an agent: verified newest first, then unverified newest first. */
