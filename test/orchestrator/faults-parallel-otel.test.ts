@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../harness/child-output.js';
+import { OtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.js';
 import { FakeModelServer } from './fake-model-server.js';
-import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { type ApiEvent, type System, startSystem } from './system.js';
 
 const node = (id: string, capability: string, depends_on: string[] = []) => ({

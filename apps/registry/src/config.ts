@@ -7,6 +7,7 @@ import {
   type TokenRight,
 } from '@agent-reach/config';
 import { DEFAULT_CATALOG, ReachError, splitHostPort } from '@agent-reach/sdk/protocol';
+import { compileTelemetryOptions, type TelemetryOptions } from '@agent-reach/sdk/telemetry';
 
 /** A bearer token with its rights and the capability and agent-name patterns it may register. */
 export interface ResolvedToken {
@@ -55,6 +56,8 @@ export interface RegistryConfig {
   instanceIdRetentionMs: number;
   /** Most share of an instance's outcome evidence one authenticated caller may hold. @default 0.5 */
   outcomeCallerShare: number;
+  /** Where spans go, from the standard `OTEL_*` variables (service `agent-reach-registry`). */
+  telemetry: TelemetryOptions;
   declarations: {
     /** Successful calls that verify a declaration version; 0: only an operator verifies. @default 20 */
     verifyAfterCalls: number;
@@ -167,6 +170,7 @@ export function compileRegistryConfig(
     connections: connectionLimitsOf(cp.connections),
     outcomeCallerShare: cp.outcomes.caller_share,
     instanceIdRetentionMs: cp.keep_instance_id,
+    telemetry: compileTelemetryOptions(env, 'agent-reach-registry'),
     declarations: {
       verifyAfterCalls: cp.declarations.verify_after_calls,
       keepHistoryMs: cp.declarations.keep_history,

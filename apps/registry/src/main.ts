@@ -1,9 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
+import { startTelemetry } from '@agent-reach/sdk/otel';
 import { loadRegistryConfig } from './config.js';
 import { type DnsResponder, startRegistryDns } from './dns/index.js';
 import { registryLogger } from './logger.js';
 import { startRegistry } from './serve.js';
 import { openStore } from './store/index.js';
+import { TRACER_NAME } from './telemetry/index.js';
 
 /** After a clean shutdown, the longest the process may linger before it exits anyway. */
 const SHUTDOWN_LINGER_MS = 1_000;
@@ -12,6 +14,7 @@ const SHUTDOWN_LINGER_MS = 1_000;
 async function main(): Promise<void> {
   const config = loadRegistryConfig(process.env);
   const logger = registryLogger(config.logLevel);
+  const telemetry = startTelemetry(config.telemetry, TRACER_NAME);
   // On etcd, old-space growth before a full GC is capped at 2x the live heap instead of V8's up to 4x:
   // grpc-js calls leave garbage only full GCs free (docs/registry.md, Memory).
   if (config.reach.storage.type === 'etcd') setFlagsFromString('--heap-growing-percent=100');
@@ -25,12 +28,17 @@ async function main(): Promise<void> {
     store,
     logger,
     processMetrics: true,
+    // Spans only when they leave the process: otherwise routing and registration skip span work entirely.
+    ...(telemetry.exporting ? { tracer: telemetry.tracer } : {}),
     beforeListen: async (registry) => {
       dns = await startRegistryDns(registry);
       logger.info({ dns: `${dns.host}:${dns.port}`, zone: config.zone }, 'dns responder listening');
     },
   });
-  logger.info({ url: running.url, store: store.kind, zone: config.zone }, 'registry listening');
+  logger.info(
+    { url: running.url, store: store.kind, zone: config.zone, otlp: config.telemetry.tracesUrl },
+    'registry listening',
+  );
 
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
@@ -41,6 +49,7 @@ async function main(): Promise<void> {
       await dns?.stop();
       await running.stop();
       await store.close();
+      await telemetry.shutdown();
     } catch (error) {
       logger.error({ err: error }, 'unclean shutdown');
       process.exitCode = 1;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '@agent-reach/sdk/clock';
+import type { Tracer } from '@opentelemetry/api';
 import type { Hono } from 'hono';
 import { type Logger, pino } from 'pino';
 import { createApp } from './api/create-app.js';
@@ -51,6 +52,8 @@ export interface RegistryOptions {
   processMetrics?: boolean;
   /** How external agents' cards are fetched (registration and probes). @default httpCardFetch */
   fetchCard?: CardFetch;
+  /** Spans for `register` and `route` (`reach.register`, `reach.route`); main passes one when OTLP export is configured. */
+  tracer?: Tracer;
 }
 
 /** The registry's parts, for other components that mount on it (DNS, routing) and for tests. */
@@ -148,6 +151,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     metrics,
     clock,
     logger,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   });
   const storm = new StormGuard({
     table: liveness,
@@ -195,6 +199,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     isLeader: () => sweeper.isLeader,
     replicaId,
     authority,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
     config: {
       governance: config.governance,
       callerShare: config.outcomeCallerShare,

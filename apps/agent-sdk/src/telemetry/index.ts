@@ -1,2 +1,6 @@
-/** The one span helper: a span per call that records a throw as error status and always ends. */
-export { markSpanFailed, type SpanOptions, withSpan } from './with-span.js';
+/**
+ * The one span helper (a span per call that records a throw as error status and always ends), and where
+ * spans go from the standard `OTEL_*` settings. Starting the OTel SDK itself is `/otel`.
+ */
+export { compileTelemetryOptions, type TelemetryOptions } from './telemetry-options.js';
+export { markSpanFailed, type SpanOptions, withSpan, withSpanSync } from './with-span.js';

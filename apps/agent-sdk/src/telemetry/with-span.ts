@@ -28,22 +28,51 @@ export async function withSpan<T>(
   options: SpanOptions,
   fn: (span: Span, ctx: Context) => Promise<T>,
 ): Promise<T> {
+  const { span, ctx } = openSpan(tracer, name, options);
+  try {
+    return await contextApi.with(ctx, () => fn(span, ctx));
+  } catch (error) {
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * `withSpan` for synchronous work (a hot path that must not become a promise): the same span, error
+ * status on a throw, and end in `finally`.
+ */
+export function withSpanSync<T>(
+  tracer: Tracer,
+  name: string,
+  options: SpanOptions,
+  fn: (span: Span, ctx: Context) => T,
+): T {
+  const { span, ctx } = openSpan(tracer, name, options);
+  try {
+    return contextApi.with(ctx, () => fn(span, ctx));
+  } catch (error) {
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+function openSpan(tracer: Tracer, name: string, options: SpanOptions): { span: Span; ctx: Context } {
   const parent = options.parent ?? ROOT_CONTEXT;
   const span = tracer.startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes },
     parent,
   );
-  const ctx = trace.setSpan(parent, span);
-  try {
-    return await contextApi.with(ctx, () => fn(span, ctx));
-  } catch (error) {
-    span.recordException(error as Error);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) });
-    throw error;
-  } finally {
-    span.end();
-  }
+  return { span, ctx: trace.setSpan(parent, span) };
+}
+
+function recordFailure(span: Span, error: unknown): void {
+  span.recordException(error as Error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) });
 }
 
 /** Marks a span as failed without a throw (an expected failure such as a failed attempt). */

@@ -1,58 +1,12 @@
-import { type Tracer, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { NodeSDK, tracing } from '@opentelemetry/sdk-node';
-import type { TelemetryOptions } from './telemetry-options.js';
+import { startTelemetry as startSdk, type Telemetry } from '@agent-reach/sdk/otel';
+import type { TelemetryOptions } from '@agent-reach/sdk/telemetry';
 
-/** The running OTel SDK: the tracer to use and how to flush and stop it. */
-export interface Telemetry {
-  tracer: Tracer;
-  /** True when spans leave the process (an OTLP endpoint is set). */
-  exporting: boolean;
-  /** Exports what is buffered now. */
-  flush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
+export type { Telemetry } from '@agent-reach/sdk/otel';
 
 /** The tracer name the orchestrator's spans carry. */
 export const TRACER_NAME = '@agent-reach/orchestrator';
 
-/**
- * Starts the OTel Node SDK; called only from main. Spans are always recorded so the trace id is real,
- * and exported over OTLP/HTTP only when an endpoint is configured.
- */
+/** Starts the OTel Node SDK for the orchestrator; called only from main. */
 export function startTelemetry(options: TelemetryOptions): Telemetry {
-  if (options.disabled) {
-    return {
-      tracer: trace.getTracer(TRACER_NAME),
-      exporting: false,
-      flush: async () => {},
-      shutdown: async () => {},
-    };
-  }
-  const processor =
-    options.tracesUrl === null
-      ? new tracing.NoopSpanProcessor()
-      : new tracing.BatchSpanProcessor(
-          new OTLPTraceExporter({ url: options.tracesUrl, headers: options.headers }),
-          {
-            scheduledDelayMillis: 500,
-          },
-        );
-  const sdk = new NodeSDK({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
-    autoDetectResources: false,
-    spanProcessors: [processor],
-    // Empty lists keep the SDK from building log and metric exporters out of the environment.
-    logRecordProcessors: [],
-    metricReaders: [],
-    instrumentations: [],
-  });
-  sdk.start();
-  return {
-    tracer: trace.getTracer(TRACER_NAME),
-    exporting: options.tracesUrl !== null,
-    flush: () => processor.forceFlush(),
-    shutdown: () => sdk.shutdown(),
-  };
+  return startSdk(options, TRACER_NAME);
 }

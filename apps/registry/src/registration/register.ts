@@ -8,10 +8,12 @@ import {
   type RegisterRequest,
   type RegisterResponse,
 } from '@agent-reach/sdk/protocol';
+import type { Attributes } from '@opentelemetry/api';
 import { hashLeaseToken, newLeaseToken } from '../auth/lease-token.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import type { PutOp } from '../store/store.js';
+import { withSpan } from '../telemetry/index.js';
 import { instanceSkydns, skydnsTargetOf } from '../weights/instance-skydns.js';
 import { newInstanceId } from './instance-id.js';
 import type { RegistrationDeps } from './registration-deps.js';
@@ -144,7 +146,7 @@ export function createRegister(deps: RegistrationDeps) {
     return previous.instance_id;
   }
 
-  return async function register(
+  async function register(
     request: RegisterRequest,
     authorization?: string,
     external?: ExternalParts,
@@ -178,5 +180,33 @@ export function createRegister(deps: RegistrationDeps) {
       metrics.registrations.inc({ result: isReachError(error) ? error.code : 'INTERNAL' });
       throw error;
     }
+  }
+
+  const tracer = deps.tracer;
+  if (tracer === undefined) return register;
+  return (request: RegisterRequest, authorization?: string, external?: ExternalParts) =>
+    withSpan(
+      tracer,
+      'reach.register',
+      { attributes: registerAttributes(request, external) },
+      async (span) => {
+        try {
+          const response = await register(request, authorization, external);
+          span.setAttribute('reach.instance_id', response.instance_id);
+          return response;
+        } catch (error) {
+          span.setAttribute('reach.error_code', isReachError(error) ? error.code : 'INTERNAL');
+          throw error;
+        }
+      },
+    );
+}
+
+/** What a `reach.register` span says about its registration. */
+function registerAttributes(request: RegisterRequest, external: ExternalParts | undefined): Attributes {
+  return {
+    'reach.agent_name': request.declaration.agent_name,
+    'reach.declaration_version': request.declaration.version,
+    'reach.external': external !== undefined,
   };
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '@agent-reach/sdk/clock';
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { TokenAuthority } from '../auth/token-authority.js';
 import type { RegistryConfig } from '../config.js';
@@ -28,4 +29,6 @@ export interface RegistrationDeps {
   metrics: RegistryMetrics;
   clock: Clock;
   logger: Logger;
+  /** Opens a `reach.register` span per registration (when OTLP export is configured). */
+  tracer?: Tracer;
 }

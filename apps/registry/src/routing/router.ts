@@ -10,10 +10,12 @@ import type {
   ScoreBreakdown,
 } from '@agent-reach/sdk/protocol';
 import { drawRouteOrder } from '@agent-reach/sdk/protocol';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { Registry } from 'prom-client';
 import { capabilityOf, type RouteHistory, UNATTRIBUTED } from '../governance/route-history.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
+import { withSpanSync } from '../telemetry/index.js';
 import { CandidatePool } from './candidate-pool.js';
 import { ConflictBook } from './conflicts.js';
 import { OperationIndex } from './operation-index.js';
@@ -53,6 +55,17 @@ export interface RouterDeps {
   versions?: DeclarationVersions;
   /** The durable per-capability route history (the governance report's figures). */
   history?: Pick<RouteHistory, 'routed' | 'callEnded'>;
+  /** Opens a `reach.route` span per query when set (OTLP export configured); none: no span work at all. */
+  tracer?: Tracer;
+}
+
+/** What a `reach.route` span says about its query. */
+function routeAttributes(query: RouteQuery): Attributes {
+  return {
+    'reach.operation': query.operation,
+    ...(query.domain === undefined ? {} : { 'reach.domain': query.domain }),
+    'reach.max_candidates': query.max_candidates,
+  };
 }
 
 interface Answer {
@@ -122,12 +135,11 @@ export class Router {
 
   /** Answers a route query: up to `max_candidates`, healthy first, each in a score-weighted random order. */
   route(query: RouteQuery): RouteResponse {
-    const { answer, cached } = this.answer(query);
-    return {
-      candidates: this.order(answer.ranked, query.max_candidates).map((i) => answer.ranked[i]!),
-      conflict: answer.conflict,
-      cached,
-    };
+    const tracer = this.deps.tracer;
+    if (tracer === undefined) return this.routeNow(query);
+    return withSpanSync(tracer, 'reach.route', { attributes: routeAttributes(query) }, (span) =>
+      this.routeNow(query, span),
+    );
   }
 
   /**
@@ -135,13 +147,34 @@ export class Router {
    * candidate is serialised once and reused, so a cache hit costs lookups and a join.
    */
   routeJson(query: RouteQuery): string {
+    const tracer = this.deps.tracer;
+    if (tracer === undefined) return this.routeJsonNow(query);
+    return withSpanSync(tracer, 'reach.route', { attributes: routeAttributes(query) }, (span) =>
+      this.routeJsonNow(query, span),
+    );
+  }
+
+  private routeNow(query: RouteQuery, span?: Span): RouteResponse {
+    const { answer, cached } = this.answer(query);
+    const order = this.order(answer.ranked, query.max_candidates);
+    span?.setAttributes({ 'reach.candidates': order.length, 'reach.cached': cached });
+    return {
+      candidates: order.map((i) => answer.ranked[i]!),
+      conflict: answer.conflict,
+      cached,
+    };
+  }
+
+  private routeJsonNow(query: RouteQuery, span?: Span): string {
     const { answer, cached } = this.answer(query);
     answer.conflictJson ??= JSON.stringify(answer.conflict);
     let candidates = '';
-    for (const i of this.order(answer.ranked, query.max_candidates)) {
+    const order = this.order(answer.ranked, query.max_candidates);
+    for (const i of order) {
       const text = this.pool.json(answer.ranked[i]!);
       candidates = candidates.length === 0 ? text : `${candidates},${text}`;
     }
+    span?.setAttributes({ 'reach.candidates': order.length, 'reach.cached': cached });
     return `{"candidates":[${candidates}],"conflict":${answer.conflictJson},"cached":${cached}}`;
   }
 

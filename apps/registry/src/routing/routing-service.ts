@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@agent-reach/sdk/clock';
+import type { Tracer } from '@opentelemetry/api';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry as PromRegistry } from 'prom-client';
@@ -34,6 +35,8 @@ export interface RoutingServiceDeps {
   isLeader: () => boolean;
   /** This replica's name; with a random suffix it names this process's route-history keys. */
   replicaId: string;
+  /** Opens a `reach.route` span per route query (when OTLP export is configured). */
+  tracer?: Tracer;
   config: {
     /** `control_plane.warmup`. */
     warmupMs: number;
@@ -93,6 +96,7 @@ export class RoutingService {
       ...(deps.config.keepHistoryMs === undefined ? {} : { keepHistoryMs: deps.config.keepHistoryMs }),
       ...(deps.metricsRegistry ? { metricsRegistry: deps.metricsRegistry } : {}),
       ...(deps.versions ? { versions: deps.versions } : {}),
+      ...(deps.tracer ? { tracer: deps.tracer } : {}),
     });
     this.reporter = new ConflictReporter({
       book: this.router.conflicts,
