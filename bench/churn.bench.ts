@@ -23,7 +23,11 @@ const DNS_QPS = Number(process.env.BENCH_CHURN_DNS_QPS ?? 2000);
 /** One registration in this many is followed from its 201 to its first DNS answer. */
 const LAG_EVERY = 20;
 /** 100,000 instances add several minutes: `BENCH_CHURN_100K=1`. */
-const COUNTS = process.env.BENCH_CHURN_100K === '1' ? [1000, 10_000, 100_000] : [1000, 10_000];
+const COUNTS = process.env.BENCH_CHURN_COUNTS
+  ? process.env.BENCH_CHURN_COUNTS.split(',').map(Number)
+  : process.env.BENCH_CHURN_100K === '1'
+    ? [1000, 10_000, 100_000]
+    : [1000, 10_000];
 
 interface Instance {
   id: string;

@@ -51,7 +51,8 @@ export function parseDnsperf(output: string, perQuery: boolean): DnsperfResult {
   if (perQuery) {
     const latencies: number[] = [];
     for (const m of output.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)) latencies.push(Number(m[1]) * 1000);
-    if (latencies.length === 0) throw new Error('dnsperf -v printed no per-query lines');
+    if (latencies.length === 0)
+      throw new Error(`dnsperf -v printed no per-query lines:\n${output.slice(-2000)}`);
     result.latency = summarize(latencies);
   }
   return result;
