@@ -37,18 +37,36 @@ function fleet(size: number, capabilities: number): Fleet {
   const zone = new Zone(source, options);
   // Weights follow a table the bench moves, as the leader's weight pass does.
   const table = new Map<string, number>();
-  zone.setWeightOf((record) => ({ priority: 10, weight: table.get(record.instance_id) ?? 50 }));
+  zone.setWeightOf((record) => ({
+    priority: table.get(record.instance_id) ?? 10,
+    weight: table.get(record.instance_id) ?? 50,
+  }));
   Object.assign(zone, { table });
   return { source, zone, cache: new AnswerCache(), capabilities };
 }
 
-/** The first questions after a change: the capability's SVCB set (over UDP and TCP) and the instance's address. */
+/** The first questions after a change, over UDP: the capability's SVCB set (truncated when large) and the instance's address. */
 function ask(f: Fleet, record: InstanceRecord): void {
-  const capability = Object.keys(record.declaration.capabilities)[0]!;
-  const svcb = queryBytes(`_${capability}._a2a._agents.${APEX}`, RRTYPE.SVCB);
-  handleMessage(f.zone, svcb, 'udp', f.cache);
-  handleMessage(f.zone, svcb, 'tcp', f.cache);
+  handleMessage(f.zone, svcbQuery(record), 'udp', f.cache);
   handleMessage(f.zone, queryBytes(`${record.instance_id}.${APEX}`, RRTYPE.A), 'udp', f.cache);
+}
+
+const svcbQuery = (record: InstanceRecord): Buffer =>
+  queryBytes(`_${Object.keys(record.declaration.capabilities)[0]!}._a2a._agents.${APEX}`, RRTYPE.SVCB);
+
+/** Microseconds for the first TCP answer of a capability's SVCB set after a change (its encoding, at most 64 KiB). */
+function tcpAnswerCost(f: Fleet, size: number, round: number): number {
+  const table = (f.zone as unknown as { table: Map<string, number> }).table;
+  let spent = 0;
+  for (let k = 0; k < CHANGES; k++) {
+    const id = `bench-${(k * 7919) % size}`;
+    table.set(id, 101 + ((k + round) % 100));
+    f.zone.weightsChanged([id]);
+    const started = performance.now();
+    handleMessage(f.zone, svcbQuery(f.source.get(id)!), 'tcp', f.cache);
+    spent += performance.now() - started;
+  }
+  return (spent * 1000) / CHANGES;
 }
 
 /** Microseconds per change: a registration then its removal, each followed by the first queries. */
@@ -98,7 +116,8 @@ function fromScratchMs(f: Fleet): number {
 /**
  * The cost of one zone change, at 1k and 100k instances in the same run (medians of rounds that
  * alternate the sizes): a registration (or its removal) and a weight change, each followed by the
- * first queries that see it. Two fleet shapes:
+ * first UDP queries that see it (the capability's SVCB set and the instance's address); apart, the
+ * first TCP answer of the changed set, which grows with the set until its 64 KiB cap. Two fleet shapes:
  * 50 capabilities (2,000 instances each at 100k) and one capability every instance offers (one
  * SVCB set of 100,000 records). The reference is laying the whole zone out from nothing.
  */
@@ -113,6 +132,8 @@ export async function benchZone(): Promise<Figure[]> {
       largeReg: [] as number[],
       smallWeight: [] as number[],
       largeWeight: [] as number[],
+      smallTcp: [] as number[],
+      largeTcp: [] as number[],
     };
     // Rounds alternate the two sizes, so a change in the machine's load hits both alike; round 0 warms up.
     for (let round = 0; round <= ROUNDS; round++) {
@@ -121,17 +142,21 @@ export async function benchZone(): Promise<Figure[]> {
         f,
         reg: registrationCost(f, round),
         weight: weightCost(f, f === small ? SMALL : LARGE, round),
+        tcp: tcpAnswerCost(f, f === small ? SMALL : LARGE, round),
       }));
       if (round === 0) continue;
-      for (const { f, reg, weight } of measured) {
+      for (const { f, reg, weight, tcp } of measured) {
         (f === small ? costs.smallReg : costs.largeReg).push(reg);
         (f === small ? costs.smallWeight : costs.largeWeight).push(weight);
+        (f === small ? costs.smallTcp : costs.largeTcp).push(tcp);
       }
     }
     const smallReg = median(costs.smallReg);
     const smallWeight = median(costs.smallWeight);
     const largeReg = median(costs.largeReg);
     const largeWeight = median(costs.largeWeight);
+    const smallTcp = median(costs.smallTcp);
+    const largeTcp = median(costs.largeTcp);
     const rebuild = fromScratchMs(large);
     const n = LARGE.toLocaleString('en-US');
     figures.push(
@@ -150,6 +175,17 @@ export async function benchZone(): Promise<Figure[]> {
         unit: 'µs',
         reference: { name: '1,000 instances', value: smallWeight },
         target: { op: '<=', value: 2 * smallWeight },
+      },
+      {
+        name: `first TCP answer of the capability's SVCB set after a change, ${shape}, 1,000 instances`,
+        value: smallTcp,
+        unit: 'µs',
+      },
+      {
+        name: `first TCP answer of the capability's SVCB set after a change, ${shape}, ${n} instances (at most 64 KiB encoded)`,
+        value: largeTcp,
+        unit: 'µs',
+        reference: { name: '1,000 instances', value: smallTcp },
       },
       {
         name: `whole zone laid out from nothing, ${shape}, ${n} instances`,

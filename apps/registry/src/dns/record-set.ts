@@ -13,6 +13,37 @@ function uniqueGlue(rrs: Iterable<ZoneRr>, count: number): string[] {
   return [...names];
 }
 
+/** A set's answer encoding, made on first read of its octets: a UDP answer truncated by `size` never encodes. */
+class LazyWire implements WireRrSet {
+  #wire: WireRrSet | undefined;
+
+  constructor(
+    readonly size: number,
+    private readonly encode: () => WireRrSet,
+  ) {}
+
+  private get wire(): WireRrSet {
+    this.#wire ??= this.encode();
+    return this.#wire;
+  }
+
+  get bytes(): Buffer {
+    return this.wire.bytes;
+  }
+
+  get count(): number {
+    return this.wire.count;
+  }
+
+  get rrEnds(): readonly number[] {
+    return this.wire.rrEnds;
+  }
+
+  get patches(): readonly number[] {
+    return this.wire.patches;
+  }
+}
+
 /** An RRset whose records never change (the SOA of one serial, NS, an instance's own records, the index). */
 export class FixedRrSet implements RrSet {
   constructor(
@@ -87,9 +118,12 @@ export class RecordSet implements RrSet {
   answerWire(): WireRrSet {
     if (this.encoded === undefined) {
       const size = this.members.size * wireRrSize(null, 0) + this.rdataBytes;
-      this.encoded = encodeRrs(this.type, this.ttl, this.members.values(), null, size, this.scratch);
-      const { bytes } = this.encoded;
-      if (this.scratch === undefined || bytes.buffer !== this.scratch.buffer) this.scratch = bytes;
+      this.encoded = new LazyWire(size, () => {
+        const wire = encodeRrs(this.type, this.ttl, this.members.values(), null, size, this.scratch);
+        if (this.scratch === undefined || wire.bytes.buffer !== this.scratch.buffer)
+          this.scratch = wire.bytes;
+        return wire;
+      });
     }
     return this.encoded;
   }
