@@ -1,5 +1,4 @@
-import { isReachError } from '@agent-reach/sdk/protocol';
-import type { AgentRuntime, InvokeHandler } from '@agent-reach/sdk/runtime';
+import { type AgentRuntime, exitCannotStart, type InvokeHandler } from '@agent-reach/sdk/runtime';
 
 /** The sample agents' settings, from the environment (the only place the samples read it). */
 export function sampleEnv(env: Record<string, string | undefined> = process.env) {
@@ -20,8 +19,6 @@ export async function runSample(runtime: AgentRuntime, target?: InvokeHandler | 
   } catch (error) {
     // A signal during start stops the runtime; the signal handler exits, not us.
     if (runtime.status === 'draining') return;
-    const text = isReachError(error) ? `${error.code}: ${error.message}` : String(error);
-    process.stderr.write(`cannot start: ${text}\n`);
-    process.exit(1);
+    exitCannotStart(error);
   }
 }

@@ -2,6 +2,7 @@
 export type { HealthStatus, HealthView } from './agent-app.js';
 export { AgentRuntime, type RuntimeRegistration } from './agent-runtime.js';
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+export { exitCannotStart } from './cannot-start.js';
 export { type CardDocument, cardDocument, etagMatches } from './card-document.js';
 export { type DeclarationSource, loadDeclaration } from './declaration-file.js';
 export { type EntrypointMethod, entrypoint } from './entrypoint.js';

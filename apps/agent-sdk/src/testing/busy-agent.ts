@@ -1,8 +1,8 @@
 // A child-process agent for tests: its handler spins the main thread for `input.busy_ms`.
 // Env: REACH_CONTROL_PLANE_URL, PORT (default 0), REACH_REGISTRY_TOKEN (optional), and DECLARATION
 // (a file path) to override the built-in declaration. Also used by test/e2e-registry.
-import { isReachError } from '../protocol/index.js';
 import { AgentRuntime } from '../runtime/agent-runtime.js';
+import { exitCannotStart } from '../runtime/cannot-start.js';
 
 const runtime = new AgentRuntime({
   agentName: 'busy-agent',
@@ -33,8 +33,5 @@ try {
   const registration = await runtime.start();
   process.stdout.write(`${JSON.stringify({ ready: registration })}\n`);
 } catch (error) {
-  process.stderr.write(
-    `cannot start: ${isReachError(error) ? `${error.code}: ${error.message}` : String(error)}\n`,
-  );
-  process.exit(1);
+  exitCannotStart(error);
 }
