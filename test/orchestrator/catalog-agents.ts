@@ -38,10 +38,17 @@ export async function startCatalogAgents(
       env: { CATALOG_AGENT: spec.key, ...commonEnv, ...spec.env },
     }),
   }));
-  return Promise.all(
-    processes.map(async ({ key, process }) => {
-      const { ready } = await process.registered();
-      return { key, process, ready, endpoint: new URL(ready.url).host };
-    }),
-  );
+  try {
+    return await Promise.all(
+      processes.map(async ({ key, process }) => {
+        const { ready } = await process.registered();
+        return { key, process, ready, endpoint: new URL(ready.url).host };
+      }),
+    );
+  } catch (error) {
+    // The caller never gets the processes when one fails to start: stop them all here, or they
+    // outlive the test (retrying a registry that is gone) and load every test after it.
+    await Promise.all(processes.map(({ process }) => process.kill()));
+    throw error;
+  }
 }
