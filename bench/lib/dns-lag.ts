@@ -62,7 +62,8 @@ class UdpPoller {
 function lagBody(capability: string, port: number): string {
   return JSON.stringify({
     declaration: {
-      agent_name: 'lag-agent',
+      // One agent per capability: a version's declaration never changes (DECLARATION_VERSION_CHANGED).
+      agent_name: `lag-${capability.replaceAll('_', '-')}`,
       domain: 'bench',
       capabilities: { [capability]: { input: ['text'], output: ['text'] } },
       idempotent: true,
