@@ -15,7 +15,7 @@ export type RunOutcome = z.infer<typeof RunOutcome>;
  * A node's status; `unavailable` means no agent could be bound for its capability, `interrupted` that
  * a non-idempotent call was in flight when its orchestrator died and its agent was gone on resume.
  */
-export const NodeStatus = z.enum([
+export const NODE_STATUSES = [
   'pending',
   'running',
   'succeeded',
@@ -23,7 +23,8 @@ export const NodeStatus = z.enum([
   'unavailable',
   'skipped',
   'interrupted',
-]);
+] as const;
+export const NodeStatus = z.enum(NODE_STATUSES);
 export type NodeStatus = z.infer<typeof NodeStatus>;
 
 const NodeRef = { node_id: z.string().min(1).max(40) };

@@ -3,4 +3,11 @@
  * spans go from the standard `OTEL_*` settings. Starting the OTel SDK itself is `/otel`.
  */
 export { compileTelemetryOptions, type TelemetryOptions } from './telemetry-options.js';
-export { markSpanFailed, type SpanOptions, withSpan, withSpanSync } from './with-span.js';
+export {
+  markSpanFailed,
+  type NamedWithSpan,
+  type NamedWithSpanSync,
+  type SpanOptions,
+  withSpan,
+  withSpanSync,
+} from './with-span.js';

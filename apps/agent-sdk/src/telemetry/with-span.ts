@@ -18,6 +18,22 @@ export interface SpanOptions {
   kind?: SpanKind;
 }
 
+/** `withSpan` held to an app's closed set of span names (each app exports one under its own names). */
+export type NamedWithSpan<Name extends string> = <T>(
+  tracer: Tracer,
+  name: Name,
+  options: SpanOptions,
+  fn: (span: Span, ctx: Context) => Promise<T>,
+) => Promise<T>;
+
+/** `withSpanSync` held to an app's closed set of span names. */
+export type NamedWithSpanSync<Name extends string> = <T>(
+  tracer: Tracer,
+  name: Name,
+  options: SpanOptions,
+  fn: (span: Span, ctx: Context) => T,
+) => T;
+
 /**
  * Runs `fn` inside a new span: a throw sets error status and is re-thrown, and the span always ends
  * in `finally`. `fn` gets the span and the context to parent children on.

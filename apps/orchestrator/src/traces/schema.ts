@@ -1,3 +1,4 @@
+import { NODE_STATUSES } from '@agent-reach/sdk/protocol';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -10,17 +11,6 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-
-/** Every node status; `interrupted`: a non-idempotent call in flight when its orchestrator died, agent gone. */
-const NODE_STATUSES = [
-  'pending',
-  'running',
-  'succeeded',
-  'failed',
-  'unavailable',
-  'skipped',
-  'interrupted',
-] as const;
 
 /** The attempt of a node that was sent and not yet answered: where a resumed run re-sends it. */
 export interface InFlight {
