@@ -2,8 +2,7 @@
 // route to, prints `{"invoked": …}` per call and `{"aborted": …}` when its caller goes away.
 // Env: REACH_CONTROL_PLANE_URL, AGENT_NAME (default worker), PRIORITY (50), EXTRA_DELAY_MS (0),
 // OPERATIONS (comma list, default all), CRASH ('1': every call kills the process after its ack).
-import { isReachError } from '@agent-reach/sdk/protocol';
-import { AgentRuntime, type InvokeContext } from '@agent-reach/sdk/runtime';
+import { AgentRuntime, exitCannotStart, type InvokeContext } from '@agent-reach/sdk/runtime';
 
 const ALL_OPERATIONS = [
   'summarize',
@@ -91,8 +90,5 @@ try {
   instanceId = registration.instanceId;
   print({ ready: registration });
 } catch (error) {
-  process.stderr.write(
-    `cannot start: ${isReachError(error) ? `${error.code}: ${error.message}` : String(error)}\n`,
-  );
-  process.exit(1);
+  exitCannotStart(error);
 }

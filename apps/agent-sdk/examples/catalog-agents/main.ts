@@ -3,8 +3,8 @@
 // Env: REACH_CONTROL_PLANE_URL, HOST, PORT, REACH_REGISTRY_TOKEN (see ../sample-env.ts);
 // CATALOG_AGENT instead of the argument; DEMO_AGENT_DELAY_MS to simulate work time;
 // AGENT_LLM_BASE_URL + AGENT_LLM_MODEL (+ AGENT_LLM_API_KEY) to answer through a model; OTEL_* to export spans.
-import { isReachError, ReachError } from '@agent-reach/sdk/protocol';
-import { AgentRuntime, type InvokeContext } from '@agent-reach/sdk/runtime';
+import { ReachError } from '@agent-reach/sdk/protocol';
+import { AgentRuntime, exitCannotStart, type InvokeContext } from '@agent-reach/sdk/runtime';
 import { sampleEnv } from '../sample-env.js';
 import { startAgentTelemetry } from './agent-telemetry.js';
 import { resolveCatalogAgent } from './agents.js';
@@ -61,9 +61,6 @@ try {
   process.stdout.write(`${JSON.stringify({ ready: registration, serves: spec.serves })}\n`);
 } catch (error) {
   if (runtime.status !== 'draining') {
-    process.stderr.write(
-      `cannot start: ${isReachError(error) ? `${error.code}: ${error.message}` : String(error)}\n`,
-    );
-    process.exit(1);
+    exitCannotStart(error);
   }
 }
