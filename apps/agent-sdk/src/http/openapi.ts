@@ -41,6 +41,15 @@ export function jsonResponse(
   return { description, content: { 'application/json': { schema: resolver(schema) } } };
 }
 
+/** `GET /healthz`, the same in every app: the process answers. */
+export function healthzRoute() {
+  return describeRoute({
+    tags: ['probes'],
+    summary: 'Liveness: the process answers',
+    responses: { 200: jsonResponse('Alive.', z.object({ status: z.literal('ok') })) },
+  });
+}
+
 /** A JSON request body described by the zod schema the route validates with. */
 export function jsonBody(
   schema: z.ZodType,

@@ -2,6 +2,7 @@ import {
   describeRoute,
   errorResponses,
   headerParameter,
+  healthzRoute,
   jsonBody,
   jsonResponse,
   pathParameter,
@@ -106,11 +107,7 @@ export const DOCS = {
       ...errorResponses(),
     },
   }),
-  healthz: describeRoute({
-    tags: ['probes'],
-    summary: 'Liveness: the process answers',
-    responses: { 200: jsonResponse('Alive.', z.object({ status: z.literal('ok') })) },
-  }),
+  healthz: healthzRoute(),
   readyz: describeRoute({
     tags: ['probes'],
     summary: 'Readiness: the store is open and the process takes runs',
