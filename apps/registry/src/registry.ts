@@ -210,13 +210,8 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       ttlSec: skydns.ttlSec,
     },
   });
-  try {
-    // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
-    const ns = await nameServerSkydnsEntry(config.reach, skydns.ttlSec);
-    if (ns !== undefined) await store.commit({ puts: [ns] });
-    if (options.sweep !== false) await sweeper.start();
-    await routing.start(zone);
-  } catch (error) {
+  /** Stops what runs from here on, latest first (also on a failed start). */
+  const closeRunningParts = async (): Promise<void> => {
     await sweeper.stop();
     await routing.close();
     await facts.close();
@@ -224,6 +219,15 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     unbind();
     zone.close();
     await instances.close();
+  };
+  try {
+    // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
+    const ns = await nameServerSkydnsEntry(config.reach, skydns.ttlSec);
+    if (ns !== undefined) await store.commit({ puts: [ns] });
+    if (options.sweep !== false) await sweeper.start();
+    await routing.start(zone);
+  } catch (error) {
+    await closeRunningParts();
     throw error;
   }
   const external = new ExternalAgents({
@@ -296,13 +300,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       stopCollecting();
       stopPruning();
       external.close();
-      await sweeper.stop();
-      await routing.close();
-      await facts.close();
-      await declarations.close();
-      unbind();
-      zone.close();
-      await instances.close();
+      await closeRunningParts();
     })();
     return closed;
   };

@@ -15,7 +15,13 @@ import {
   type Result,
 } from '@agent-reach/sdk/protocol';
 import type { CardCache } from './card-cache.js';
-import type { Candidate, CapabilityResolution, DiscoveryStats, FailedCandidate } from './discovery-view.js';
+import {
+  type Candidate,
+  type CapabilityResolution,
+  type DiscoveryStats,
+  emptyStats,
+  type FailedCandidate,
+} from './discovery-view.js';
 import type { DnsAnswerCache } from './dns-answer-cache.js';
 import {
   type DnsTarget,
@@ -128,15 +134,7 @@ function cardUrlFor(t: DnsTarget, address: string): string | null {
  * (the generic `_agent._tcp` and A lookups are shared), so the cost follows capabilities, not replicas.
  */
 export class DiscoveryPass {
-  readonly tally: DiscoveryStats = {
-    dns_queries: 0,
-    dns_tcp_fallbacks: 0,
-    card_fetches: 0,
-    card_cache_hits: 0,
-    card_negative_hits: 0,
-    card_failures: 0,
-    health_probes: 0,
-  };
+  readonly tally: DiscoveryStats = emptyStats();
   private readonly asked = new Map<string, Promise<Result<DnsResponse>>>();
 
   constructor(private readonly deps: PassDeps) {}
