@@ -104,13 +104,17 @@ function extensionOf(card: AgentCard): ReturnType<typeof cardExtension> {
   return ext;
 }
 
-/** Whether a card has a skill with a capability id: one read per cached card. */
+/**
+ * Whether a card says what its agent does: an SDK agent's card (it carries the Reach extension) needs a
+ * skill with a capability id; anyone else's A2A agent needs a skill at all, since the registry mapped its
+ * skill ids (`upper-echo` → `writing`) when it was registered. One read per cached card.
+ */
 const describesSomething = new WeakMap<AgentCard, boolean>();
 
-function hasUsableSkill(card: AgentCard): boolean {
+function hasUsableSkill(card: AgentCard, reachAgent: boolean): boolean {
   let has = describesSomething.get(card);
   if (has === undefined) {
-    has = cardSkills(card).length > 0;
+    has = reachAgent ? cardSkills(card).length > 0 : card.skills.length > 0;
     describesSomething.set(card, has);
   }
   return has;
@@ -349,9 +353,9 @@ export class DiscoveryPass {
         failure: failedFrom({ ...t, address }, 'card', 'card_lacks_capability', message),
       };
     }
-    if (!hasUsableSkill(fetched.value.card)) {
+    if (!hasUsableSkill(fetched.value.card, ext !== null)) {
       // Nothing on the card says what the agent does: not a candidate, and nothing for the catalog.
-      const message = `card of ${t.instance} has no skill with a capability id; ignored`;
+      const message = `card of ${t.instance} has no skill${ext !== null ? ' with a capability id' : ''}; ignored`;
       const failure = failedFrom({ ...t, address }, 'card', 'card_without_skills', message);
       this.deps.onIgnoredCard?.({ ...failure, capability, card_sha256: fetched.value.sha256 });
       return { kind: 'failed', failure };
