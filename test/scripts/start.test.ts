@@ -92,7 +92,15 @@ describe('pnpm start --port-base', () => {
     expect(records().some((r) => r.msg === 'running a sample task')).toBe(false);
   });
 
-  it('logs every process in one shape: pino JSON records on a pipe', () => {
+  it('logs every process in one shape: pino JSON records on a pipe', async () => {
+    // A service's own lines come through its pipe and then start's: wait until every service has spoken.
+    const names = ['start', 'registry', 'orchestrator', 'console'];
+    await pollUntil(
+      () => (names.every((name) => records().some((r) => r.name === name)) ? true : undefined),
+      15_000,
+      () => `not every service logged:\n${out.tail(20)}`,
+      100,
+    );
     const lines = out.lines;
     const parsed = records();
     expect(parsed.length).toBe(lines.length);
@@ -102,9 +110,7 @@ describe('pnpm start --port-base', () => {
       expect(typeof r.msg).toBe('string');
       expect(typeof r.name).toBe('string');
     }
-    expect(new Set(parsed.map((r) => r.name))).toEqual(
-      new Set(['start', 'registry', 'orchestrator', 'console']),
-    );
+    expect(new Set(parsed.map((r) => r.name))).toEqual(new Set(names));
   });
 
   it('serves process metrics on the registry and console /metrics', async () => {
