@@ -103,6 +103,11 @@ beforeAll(async () => {
   await sleep(6000);
 }, 300_000);
 afterAll(async () => {
+  // The registries' warnings and errors, so a failed run says what the registries saw.
+  for (const name of ['registry-1', 'registry-2']) {
+    const problems = (cluster?.logs.get(name)?.lines ?? []).filter((line) => /"level":(4|5|6)0/.test(line));
+    console.log(`${name} warnings and errors (last 20):\n${problems.slice(-20).join('\n')}`);
+  }
   await cluster?.stop();
   console.log(`cluster chaos figures: ${JSON.stringify(figures, null, 2)}`);
 }, 120_000);
