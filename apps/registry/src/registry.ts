@@ -166,6 +166,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     store,
     clock,
     guard: storm,
+    table: liveness,
     logger,
     replicaId,
     tickMs: Math.max(50, Math.round(config.heartbeatIntervalMs / 5)),

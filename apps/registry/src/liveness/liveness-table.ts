@@ -105,6 +105,18 @@ export class LivenessTable {
     return true;
   }
 
+  /**
+   * Counts every instance's silence from `now` at the latest. A replica that has just become leader
+   * calls it: heartbeats other replicas took while nobody could write them down (the store without
+   * quorum, a leader killed before its last flush) reach it a flush or a retry later, and judging
+   * before they arrive would publish live agents as suspect. etcd does the same for its leases: a new
+   * etcd leader extends every lease by its TTL. An instance that really went silent turns suspect one
+   * `suspectAfterMs` after the takeover.
+   */
+  countSilenceFrom(now = this.clock.now()): void {
+    for (const entry of this.entries.values()) if (entry.lastBeatMono < now) entry.lastBeatMono = now;
+  }
+
   /** Stops tracking a registration whose records are gone, keeping a tombstone that says how it ended. */
   remove(instanceId: string): void {
     const entry = this.entries.get(instanceId);

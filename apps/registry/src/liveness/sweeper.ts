@@ -2,6 +2,7 @@ import type { Clock } from '@agent-reach/sdk/clock';
 import type { Logger } from 'pino';
 import { KEYS } from '../store/keys.js';
 import type { Leadership, RegistryStore } from '../store/store.js';
+import type { LivenessTable } from './liveness-table.js';
 import type { StormGuard } from './storm-guard.js';
 
 /** Runs storm protection on a timer, on the elected leader only. */
@@ -16,6 +17,7 @@ export class Sweeper {
       store: RegistryStore;
       clock: Clock;
       guard: StormGuard;
+      table: Pick<LivenessTable, 'countSilenceFrom'>;
       logger: Logger;
       replicaId: string;
       /** How often to sweep; a fifth of the heartbeat interval catches silences well before leases expire. */
@@ -29,14 +31,16 @@ export class Sweeper {
 
   /** Joins the leader election and starts the timer. */
   async start(): Promise<void> {
-    const { store, clock, logger, replicaId, guard, tickMs } = this.deps;
+    const { store, clock, logger, replicaId, guard, table, tickMs } = this.deps;
     this.leadership = await store.campaign(KEYS.leaderElection, replicaId);
     this.unsubscribe = this.leadership.onChange((leader) => {
       logger.info(
         { replica: replicaId, leader },
         leader ? 'became the registry leader' : 'lost registry leadership',
       );
-      if (!leader) guard.reset();
+      // A new leader judges silence from its takeover on, once the other replicas' facts have reached it.
+      if (leader) table.countSilenceFrom(clock.now());
+      else guard.reset();
     });
     if (this.leadership.isLeader) logger.info({ replica: replicaId }, 'registry leader from the start');
     this.cancelTimer = clock.every(tickMs, () => void this.tick());
