@@ -4,6 +4,7 @@ import { KEYS } from '../store/keys.js';
 import { InstanceRecord } from '../store/records.js';
 import type { KeyValue, RegistryStore, Watch, WatchEvent } from '../store/store.js';
 import type { InstanceChanges, InstanceSource } from './instance-source.js';
+import { SharedParts } from './shared-parts.js';
 
 /** Records this process is about to write, so their watch events need no second parse. */
 export interface LocalWrites {
@@ -16,6 +17,8 @@ export interface LocalWrites {
 /** The live registrations, kept current from `store.watch('/reach/instances/')`. */
 export class InstanceCache implements InstanceSource, LocalWrites {
   private readonly records = new Map<string, InstanceRecord>();
+  /** Parts equal across records (declarations, ALPN lists), held once. */
+  private readonly shared = new SharedParts();
   private readonly expected = new Map<string, { value: string; record: InstanceRecord }>();
   private readonly listeners = new Set<(changes: InstanceChanges) => void>();
   private snapshot: InstanceRecord[] | null = null;
@@ -90,7 +93,7 @@ export class InstanceCache implements InstanceSource, LocalWrites {
     for (const { key, value } of snapshot) {
       const record = this.parse(key, value);
       if (!record) continue;
-      this.records.set(record.instance_id, record);
+      this.store(record);
       put.push(record);
     }
     this.snapshot = null;
@@ -103,7 +106,11 @@ export class InstanceCache implements InstanceSource, LocalWrites {
     for (const event of events) {
       const instanceId = event.key.slice(KEYS.instancesPrefix.length);
       if (event.type === 'delete') {
-        if (this.records.delete(instanceId)) changes.deleted.push(instanceId);
+        const gone = this.records.get(instanceId);
+        if (gone === undefined) continue;
+        this.shared.release(gone);
+        this.records.delete(instanceId);
+        changes.deleted.push(instanceId);
         continue;
       }
       const local = this.expected.get(instanceId);
@@ -111,12 +118,21 @@ export class InstanceCache implements InstanceSource, LocalWrites {
       // Our own write: the record was validated before it was stored, so the event needs no parsing.
       const record = local?.value === event.value ? local.record : this.parse(event.key, event.value);
       if (!record) continue;
-      this.records.set(record.instance_id, record);
+      this.store(record);
       changes.put.push(record);
     }
     if (changes.put.length === 0 && changes.deleted.length === 0) return;
     this.snapshot = null;
     this.emit(changes);
+  }
+
+  /** Keeps `record` (sharing its common parts), in place of any earlier record of its instance. */
+  private store(record: InstanceRecord): void {
+    const previous = this.records.get(record.instance_id);
+    if (previous === record) return;
+    if (previous !== undefined) this.shared.release(previous);
+    this.shared.adopt(record);
+    this.records.set(record.instance_id, record);
   }
 
   private emit(changes: InstanceChanges): void {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { instanceRecord } from '../testing/fixtures.js';
+import { SharedParts } from './shared-parts.js';
+
+/** A record as the cache gets it from the store: every part a fresh parse. */
+const parsed = (id: string, port = 8001) => JSON.parse(JSON.stringify(instanceRecord(id, port)));
+
+describe('SharedParts', () => {
+  it('gives the records of one agent version one declaration and one ALPN list, equal to what they had', () => {
+    const parts = new SharedParts();
+    const a = parsed('a-0001');
+    const b = parsed('a-0002', 8002);
+    const before = structuredClone(b);
+    parts.adopt(a);
+    parts.adopt(b);
+    expect(b).toEqual(before);
+    expect(b.declaration).toBe(a.declaration);
+    expect(b.endpoint.alpn).toBe(a.endpoint.alpn);
+    expect(b.endpoint).not.toBe(a.endpoint);
+  });
+
+  it('keeps a record whose declaration differs under the same version apart', () => {
+    const parts = new SharedParts();
+    const a = parsed('a-0001');
+    const b = parsed('a-0002');
+    b.declaration.priority = a.declaration.priority + 1;
+    parts.adopt(a);
+    parts.adopt(b);
+    expect(b.declaration).not.toBe(a.declaration);
+    expect(b.declaration.priority).toBe(a.declaration.priority + 1);
+  });
+
+  it('lets a version go with its last record: a later record of it shares nothing old', () => {
+    const parts = new SharedParts();
+    const a = parsed('a-0001');
+    const b = parsed('a-0002');
+    parts.adopt(a);
+    parts.adopt(b);
+    parts.release(a);
+    const c = parsed('a-0003');
+    parts.adopt(c);
+    expect(c.declaration).toBe(a.declaration);
+    parts.release(b);
+    parts.release(c);
+    const d = parsed('a-0004');
+    parts.adopt(d);
+    expect(d.declaration).not.toBe(a.declaration);
+  });
+});
