@@ -13,6 +13,8 @@ import type { LivenessEntry, LivenessTable } from './liveness-table.js';
  * machines cannot be compared, and wall clocks are for display.
  */
 export const LivenessFact = z.object({
+  /** The replica that accepted the heartbeat (first in the stored JSON: see `SharedFacts.apply`). */
+  by: z.string(),
   seq: z.number().int().min(0),
   /** Milliseconds between the heartbeat and the write, on the writer's monotonic clock. */
   age_ms: z.number().min(0),
@@ -20,13 +22,14 @@ export const LivenessFact = z.object({
   at: z.number(),
   load: Load,
   lease: z.string(),
-  /** The replica that accepted the heartbeat. */
-  by: z.string(),
 });
 export type LivenessFact = z.infer<typeof LivenessFact>;
 
 /** Most puts in one commit (etcd's default `--max-txn-ops`). */
 const MAX_OPS_PER_COMMIT = 128;
+
+/** Lets queued heartbeats, DNS queries and watch deliveries run between two commits of a flush. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface SharedFactsDeps {
   store: Pick<RegistryStore, 'commit' | 'watch'>;
@@ -46,13 +49,17 @@ export interface SharedFactsDeps {
  */
 export class SharedFacts {
   private readonly dirty = new Map<string, LivenessEntry>();
+  /** How every fact this replica writes begins: its own facts, echoed by the watch, are skipped unparsed. */
+  private readonly ownPrefix: string;
   private watch: Watch | undefined;
   private stopTimer: (() => void) | undefined;
   private flushing: Promise<void> | undefined;
   /** Facts written and facts applied from other replicas, for metrics and the benchmark. */
   readonly counts = { written: 0, commits: 0, applied: 0, failedFlushes: 0 };
 
-  private constructor(private readonly deps: SharedFactsDeps) {}
+  private constructor(private readonly deps: SharedFactsDeps) {
+    this.ownPrefix = `{"by":${JSON.stringify(deps.replicaId)},`;
+  }
 
   /** Loads the facts in the store, follows the prefix and starts the flush timer. */
   static async start(deps: SharedFactsDeps): Promise<SharedFacts> {
@@ -92,6 +99,8 @@ export class SharedFacts {
     this.dirty.clear();
     const now = this.deps.clock.now();
     for (let i = 0; i < entries.length; i += MAX_OPS_PER_COMMIT) {
+      // A flush of a large fleet is many commits: one at a time, so it never holds the API for long.
+      if (i > 0) await yieldToEventLoop();
       const chunk = entries.slice(i, i + MAX_OPS_PER_COMMIT);
       try {
         await this.commit(chunk.map((entry) => this.put(entry, now)));
@@ -119,13 +128,14 @@ export class SharedFacts {
   }
 
   private put(entry: LivenessEntry, now: number): PutOp {
+    // `by` first: the JSON then starts with `ownPrefix` (JSON.stringify keeps the key order).
     const fact: LivenessFact = {
+      by: this.deps.replicaId,
       seq: entry.lastSeq ?? 0,
       age_ms: Math.max(0, Math.round(now - entry.lastBeatMono)),
       at: entry.lastBeatWall ?? 0,
       load: entry.load,
       lease: entry.leaseId,
-      by: this.deps.replicaId,
     };
     return { key: KEYS.liveness(entry.instanceId), value: JSON.stringify(fact), lease: entry.leaseId };
   }
@@ -133,6 +143,10 @@ export class SharedFacts {
   private apply(events: readonly WatchEvent[]): void {
     for (const event of events) {
       if (event.type !== 'put' || !event.key.startsWith(KEYS.livenessPrefix)) continue;
+      // This replica's own facts come back through the watch: one per heartbeat it took, and nothing
+      // to apply (its table already has them), so they are not parsed. A fact that starts otherwise is
+      // parsed, and one whose `by` is this replica is still skipped below.
+      if (event.value.startsWith(this.ownPrefix)) continue;
       const fact = parseFact(event.value);
       if (!fact || fact.by === this.deps.replicaId) continue;
       const entry = this.deps.table.get(event.key.slice(KEYS.livenessPrefix.length));
