@@ -32,6 +32,9 @@ interface Moved {
   puts: PutOp[];
 }
 
+/** Most instances a pass examines in one turn of the event loop when few of them moved. */
+const EXAMINED_PER_TURN = 1024;
+
 /** Lets queued DNS queries and HTTP requests run between two chunks of a weight pass. */
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -49,8 +52,9 @@ export class WeightPublisher {
 
   /**
    * One pass over every live instance; returns the ids whose weight was written. The pass goes in
-   * chunks of at most 128 puts, each computed, committed and followed by a turn of the event loop, so
-   * a pass over thousands of instances never holds the DNS responder or the API for long.
+   * chunks of at most 128 puts, each computed, committed and followed by a turn of the event loop, and
+   * takes a turn every 1024 instances examined as well, so a pass over thousands of instances never
+   * holds the DNS responder or the API for long, whether many weights moved or none.
    */
   async publishOnce(): Promise<string[]> {
     if (!this.deps.isLeader()) {
@@ -71,7 +75,14 @@ export class WeightPublisher {
       ops = 0;
       await yieldToEventLoop();
     };
+    let examined = 0;
     for (const record of this.deps.source.all()) {
+      // A weight costs 1-2 µs to compute (measured at 10,000 instances): a pass that moved none held
+      // the main thread for all of them, 12 ms at 10,000 and ten times that at 100,000.
+      if (++examined % EXAMINED_PER_TURN === 0) {
+        await yieldToEventLoop();
+        if (this.stopped || !this.deps.isLeader()) return changed;
+      }
       const moved = this.moved(record, now, wallNow);
       if (moved === undefined) continue;
       if (chunk.length > 0 && ops + moved.puts.length > MAX_OPS_PER_COMMIT) {
