@@ -90,7 +90,7 @@ export function skydnsEntries(
   const entries: SkydnsEntry[] = [
     {
       key: `${base}/${record.instance_id}`,
-      value: JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService),
+      value: shared(JSON.stringify({ host: record.endpoint.host, ttl } satisfies SkydnsService)),
     },
   ];
   // Computed once: the SRV and the index messages both go by the published capabilities.
@@ -115,7 +115,23 @@ export function skydnsEntries(
 }
 
 function textValue(text: string, ttl: number): string {
-  return JSON.stringify({ text, ttl } satisfies SkydnsService);
+  return shared(JSON.stringify({ text, ttl } satisfies SkydnsService));
+}
+
+/** Distinct messages kept for sharing; past this the table starts over (it only saves copies). */
+const MAX_SHARED_VALUES = 4096;
+const sharedValues = new Map<string, string>();
+
+/**
+ * The one string kept for a message many instances publish alike (a capability's TXTs, a host's
+ * address): the store then holds one copy, not one per instance (~250 bytes per instance).
+ */
+function shared(value: string): string {
+  const kept = sharedValues.get(value);
+  if (kept !== undefined) return kept;
+  if (sharedValues.size >= MAX_SHARED_VALUES) sharedValues.clear();
+  sharedValues.set(value, value);
+  return value;
 }
 
 /**
@@ -156,15 +172,15 @@ function pushSrvEntries(
   const instance = record.instance_id;
   const target = `${instance}.${zone}`;
   const base = zonePath(zone);
-  entries.push({
-    key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`,
-    value: srvValue(record, target, ttl, weights, GENERIC_SERVICE),
-  });
+  const generic = srvValue(record, target, ttl, weights, GENERIC_SERVICE);
+  entries.push({ key: `${base}/_tcp/_${GENERIC_SERVICE}/${instance}`, value: generic });
   for (const capability of capabilities) {
     if (capability === GENERIC_SERVICE) continue;
+    const value = srvValue(record, target, ttl, weights, capability);
+    // Equal messages (no per-capability weight) are one string, kept once by the store.
     entries.push({
       key: `${base}/_tcp/_${capability}/${instance}`,
-      value: srvValue(record, target, ttl, weights, capability),
+      value: value === generic ? generic : value,
     });
   }
 }
