@@ -110,8 +110,8 @@ export class ConflictBook {
   private readonly byAgent = new Map<string, ConflictEntry>();
   /** Member instances per group key, by agent (a group of one agent is skipped without reading it). */
   private readonly groups = new Map<string, Map<string, AgentMembers>>();
-  /** The member sets each instance is in (one per operation it declares). */
-  private readonly groupsOf = new Map<string, AgentMembers[]>();
+  /** Each placed instance's record: its member sets follow from its declaration (one per operation). */
+  private readonly placed = new Map<string, InstanceRecord>();
   /** The conflict entries each group produced last time. */
   private readonly entriesOf = new Map<string, ConflictEntry[]>();
   private readonly dirty = new Set<string>();
@@ -157,12 +157,15 @@ export class ConflictBook {
   }
 
   private remove(instanceId: string): void {
-    const placed = this.groupsOf.get(instanceId);
-    if (!placed) return;
-    this.groupsOf.delete(instanceId);
-    for (const agent of placed) {
+    const record = this.placed.get(instanceId);
+    if (!record) return;
+    this.placed.delete(instanceId);
+    const { declaration } = record;
+    for (const operation of Object.keys(declaration.capabilities)) {
+      const key = groupKey(declaration.domain, operation, declaration.priority);
+      const members = this.groups.get(key)!;
+      const agent = members.get(record.agent_name)!;
       agent.delete(instanceId);
-      const members = this.groups.get(agent.key)!;
       if (agent.instances.size === 0) members.delete(agent.agent);
       if (members.size === 0) this.groups.delete(agent.key);
       this.dirty.add(agent.key);
@@ -172,7 +175,6 @@ export class ConflictBook {
   private place(record: InstanceRecord): void {
     this.remove(record.instance_id);
     const { declaration } = record;
-    const placed: AgentMembers[] = [];
     for (const operation of Object.keys(declaration.capabilities)) {
       const key = groupKey(declaration.domain, operation, declaration.priority);
       let members = this.groups.get(key);
@@ -186,10 +188,9 @@ export class ConflictBook {
         members.set(record.agent_name, agent);
       }
       agent.add(record);
-      placed.push(agent);
       this.dirty.add(agent.key);
     }
-    this.groupsOf.set(record.instance_id, placed);
+    this.placed.set(record.instance_id, record);
   }
 
   private refresh(): void {

@@ -1,4 +1,5 @@
 import type { InstanceSource } from '../instances/instance-source.js';
+import type { InstanceRecord } from '../store/records.js';
 import { SCORE } from './score.js';
 
 /** What routing needs from the declaration log (the registry's `DeclarationLog` has it). */
@@ -17,9 +18,9 @@ export interface DeclarationVersions {
  * so the hot path is two map lookups.
  */
 export class VersionPreference {
-  // Live instances per agent and version, and each instance's (agent, version).
+  // Live instances per agent and version, and each instance's record (its agent and version).
   private readonly live = new Map<string, Map<string, number>>();
-  private readonly placeOf = new Map<string, [agent: string, version: string]>();
+  private readonly placeOf = new Map<string, InstanceRecord>();
   private readonly preferred = new Map<string, string | null>();
   private readonly stops: Array<() => void> = [];
 
@@ -28,14 +29,13 @@ export class VersionPreference {
     private readonly versions: DeclarationVersions,
     onChange: () => void,
   ) {
-    for (const record of source.all())
-      this.add(record.instance_id, record.agent_name, record.declaration.version);
+    for (const record of source.all()) this.add(record);
     this.stops.push(
       source.subscribe((changes) => {
         for (const id of changes.deleted) this.remove(id);
         for (const record of changes.put) {
           this.remove(record.instance_id);
-          this.add(record.instance_id, record.agent_name, record.declaration.version);
+          this.add(record);
         }
       }),
       versions.subscribe((agents) => {
@@ -74,8 +74,10 @@ export class VersionPreference {
     for (const stop of this.stops.splice(0)) stop();
   }
 
-  private add(id: string, agent: string, version: string): void {
-    this.placeOf.set(id, [agent, version]);
+  private add(record: InstanceRecord): void {
+    const agent = record.agent_name;
+    const version = record.declaration.version;
+    this.placeOf.set(record.instance_id, record);
     let versions = this.live.get(agent);
     if (!versions) {
       versions = new Map();
@@ -90,7 +92,8 @@ export class VersionPreference {
     const place = this.placeOf.get(id);
     if (!place) return;
     this.placeOf.delete(id);
-    const [agent, version] = place;
+    const agent = place.agent_name;
+    const version = place.declaration.version;
     const versions = this.live.get(agent);
     const count = versions?.get(version) ?? 0;
     if (!versions) return;
