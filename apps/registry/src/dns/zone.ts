@@ -31,6 +31,8 @@ export interface ZoneOptions {
 }
 
 const U32 = 2 ** 32;
+/** Distinct weights kept for sharing; past this the table starts over (it only saves copies). */
+const MAX_SHARED_WEIGHTS = 4096;
 
 /**
  * The live DNS zone: kept current from an InstanceSource's change stream (never by polling).
@@ -50,6 +52,8 @@ export class Zone {
   private readonly unsubscribe: () => void;
   private currentSerial: number;
   private cached: ZoneSnapshot | undefined;
+  /** Equal weights as one object: most instances carry the same few (six objects, ~250 bytes, each). */
+  private readonly sharedWeights = new Map<string, InstanceWeights>();
 
   constructor(source: InstanceSource, options: ZoneOptions) {
     this.apex = normaliseZoneName(options.zone);
@@ -134,9 +138,21 @@ export class Zone {
   }
 
   private weightsFor(record: InstanceRecord, capabilities: readonly string[]): InstanceWeights {
+    const generic = this.weightOf(record);
     const byCapability: Record<string, SrvWeight> = {};
-    for (const capability of capabilities) byCapability[capability] = this.weightOf(record, capability);
-    return { generic: this.weightOf(record), byCapability };
+    // JSON quoting keeps any capability name apart from the numbers around it.
+    let key = `${generic.priority} ${generic.weight}`;
+    for (const capability of capabilities) {
+      const weight = this.weightOf(record, capability);
+      byCapability[capability] = weight;
+      key += ` ${JSON.stringify(capability)} ${weight.priority} ${weight.weight}`;
+    }
+    const kept = this.sharedWeights.get(key);
+    if (kept !== undefined) return kept;
+    if (this.sharedWeights.size >= MAX_SHARED_WEIGHTS) this.sharedWeights.clear();
+    const weights = { generic, byCapability };
+    this.sharedWeights.set(key, weights);
+    return weights;
   }
 
   private put(record: InstanceRecord): void {
