@@ -9,6 +9,7 @@ export {
   Zone,
   ZoneReplica,
 } from './dns/index.js';
+export { SharedParts } from './instances/shared-parts.js';
 export { registryLogger } from './logger.js';
 export { type RunningRegistry, startRegistry } from './serve.js';
 export { nameServerEntry, skydnsEntries, skydnsName, skydnsPath } from './skydns/index.js';
