@@ -23,6 +23,8 @@ export type ControlPlaneExtras = Record<string, string | number>;
 export async function startRegistryProcess(
   storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string },
   controlPlane: ControlPlaneExtras = {},
+  /** Another checkout's registry (a worktree of an older commit, for A/B runs), and node flags. */
+  source: { root?: string; nodeFlags?: string[] } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
   const port = await freePort();
@@ -44,7 +46,7 @@ ${storageYaml}`;
   writeFileSync(join(dir, 'reach.yaml'), config);
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'apps/registry/src/main.ts')],
+    [...(source.nodeFlags ?? []), '--import', 'tsx', join(source.root ?? ROOT, 'apps/registry/src/main.ts')],
     {
       env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],

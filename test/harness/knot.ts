@@ -8,6 +8,8 @@ import { freePort } from './ports.js';
 /** A knotd serving one zone file on a free loopback port, from a temporary directory. */
 export interface RunningKnot {
   port: number;
+  /** knotd's process id (for CPU readings). */
+  pid: number;
   /** `knotc -c <conf> …` against this server. */
   knotc(...args: string[]): Promise<string>;
   stop(): Promise<void>;
@@ -72,5 +74,5 @@ export async function startKnot(zone: string, zoneText: string): Promise<Running
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { port, knotc, stop };
+  return { port, pid: child.pid!, knotc, stop };
 }
