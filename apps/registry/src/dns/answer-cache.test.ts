@@ -152,6 +152,22 @@ describe('AnswerCache', () => {
     expect(cache.size).toBeGreaterThan(0);
     expect(new AnswerCache(0).size).toBe(0);
   });
+
+  it('keeps the replies it holds when full, and takes new ones once a change drops some', () => {
+    const { source, zone } = setup();
+    const cache = new AnswerCache(2);
+    const first = query('worker-0.agents.internal', 'A');
+    ask(zone, cache, first);
+    ask(zone, cache, query('worker-1.agents.internal', 'A'));
+    ask(zone, cache, query('n1.agents.internal', 'A'));
+    expect(cache.size).toBe(2);
+    // Still held (a full cache that started over would have lost it to the third question).
+    expect(cache.get(zone.snapshot(), first, 'udp')).toBeDefined();
+    source.remove('worker-1');
+    ask(zone, cache, query('n1.agents.internal', 'A'));
+    expect(cache.get(zone.snapshot(), query('n1.agents.internal', 'A'), 'udp')).toBeDefined();
+    expect(cache.size).toBe(2);
+  });
 });
 
 describe('startDnsResponder with its answer cache', () => {

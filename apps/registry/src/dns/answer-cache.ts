@@ -23,7 +23,12 @@ export class AnswerCache {
   private readonly replies = new Map<string, Cached>();
   private readonly byName = new Map<string, Set<string>>();
 
-  /** @param maxEntries entries kept before the cache starts over. @default 10000 */
+  /**
+   * @param maxEntries entries kept; past them new replies are not kept (until zone changes drop some).
+   * Starting over instead made a mix of more distinct questions than this (the wide DNS mix at 10,000
+   * instances: 40,000) miss every time and pay for an insertion and its garbage on each query.
+   * @default 10000
+   */
   constructor(maxEntries = 10_000) {
     this.maxEntries = maxEntries;
   }
@@ -60,9 +65,9 @@ export class AnswerCache {
     owner?: string,
     serialAt = -1,
   ): void {
-    if (this.maxEntries <= 0 || msg.length > MAX_KEY_BYTES) return;
+    if (msg.length > MAX_KEY_BYTES) return;
     this.follow(snapshot);
-    if (this.replies.size >= this.maxEntries) this.clear();
+    if (this.replies.size >= this.maxEntries) return;
     const key = keyOf(msg, transport);
     // Kept as it is: a reply is never written after it is made (hits are copies).
     this.replies.set(key, { reply, serialAt });
