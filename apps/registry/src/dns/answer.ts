@@ -11,12 +11,33 @@ export type Location =
   | { kind: 'empty-non-terminal' }
   | { kind: 'nxdomain' };
 
-const ZONE_LABEL = /^[a-z0-9_-]+$/;
 const CLASS_IN = 1;
 const CLASS_ANY = 255;
 
 /** ASCII-only lower-casing (RFC 4343): other octets never match a zone label anyway. */
-const lowerLabel = (label: Buffer): string => label.toString('latin1').toLowerCase();
+const lowerOctet = (c: number): number => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+
+/** Whether a label's octets spell `text` (lower-case), ignoring ASCII case. */
+function labelIs(label: Buffer, text: string): boolean {
+  if (label.length !== text.length) return false;
+  for (let i = 0; i < label.length; i++) if (lowerOctet(label[i]!) !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** A zone label's octets lower-case: letters, digits, `-` and `_`; undefined when it has any other octet. */
+function zoneLabel(label: Buffer): string | undefined {
+  let upper = false;
+  for (let i = 0; i < label.length; i++) {
+    const c = label[i]!;
+    if (c >= 0x61 && c <= 0x7a) continue; // a-z
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f) continue; // 0-9 - _
+    if (c >= 0x41 && c <= 0x5a)
+      upper = true; // A-Z
+    else return undefined;
+  }
+  const text = label.toString('latin1');
+  return upper ? text.toLowerCase() : text;
+}
 
 /** Finds a question name in the zone, case-insensitively. */
 export function locate(snapshot: ZoneSnapshot, labels: readonly Buffer[]): Location {
@@ -38,15 +59,15 @@ function relativeName(snapshot: ZoneSnapshot, labels: readonly Buffer[]): string
   const relativeCount = labels.length - apex.length;
   if (relativeCount < 0) return undefined;
   for (let i = 0; i < apex.length; i++) {
-    if (lowerLabel(labels[relativeCount + i]!) !== apex[i]) return undefined;
+    if (!labelIs(labels[relativeCount + i]!, apex[i]!)) return undefined;
   }
-  const relative: string[] = [];
+  let relative = '';
   for (let i = 0; i < relativeCount; i++) {
-    const label = lowerLabel(labels[i]!);
-    if (!ZONE_LABEL.test(label)) return null;
-    relative.push(label);
+    const label = zoneLabel(labels[i]!);
+    if (label === undefined) return null;
+    relative = i === 0 ? label : `${relative}.${label}`;
   }
-  return relative.join('.');
+  return relative;
 }
 
 const refused: Sections = {
@@ -63,7 +84,8 @@ function negative(snapshot: ZoneSnapshot, rcode: number, owner: string | undefin
   return { rcode, authoritative: true, answer: [], authority: [authority], additional: [], owner };
 }
 
-// Glue depends only on the answered encoding, which a set keeps until it changes (and all of its glue with it).
+// Glue depends only on the answered encoding, which a set keeps until it changes (and all of its glue
+// with it). Kept only for sets of several records: one record's glue is a single lookup, cheaper than an entry.
 const glueCache = new WeakMap<WireRrSet, WireRrSet[]>();
 
 function glueFor(
@@ -79,7 +101,7 @@ function glueFor(
   const cached = single === undefined ? undefined : glueCache.get(single);
   if (cached !== undefined) return cached;
   const additional = computeGlue(snapshot, answered, node);
-  if (single !== undefined) glueCache.set(single, additional);
+  if (single !== undefined && single.count > 1) glueCache.set(single, additional);
   return additional;
 }
 

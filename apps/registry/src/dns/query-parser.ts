@@ -12,9 +12,9 @@ export interface DnsQuery {
   id: number;
   /** The header's second 16-bit word as sent (opcode, RD, CD ...). */
   flags: number;
-  /** The question name exactly as sent, in wire form with its root byte. */
+  /** The question name exactly as sent, in wire form with its root byte (a view of the message). */
   qname: Buffer;
-  /** The question name's labels (raw bytes, case as sent). */
+  /** The question name's labels (raw bytes, case as sent; views of the message). */
   labels: Buffer[];
   qtype: number;
   qclass: number;
@@ -150,12 +150,12 @@ export function parseQuery(msg: Buffer): ParsedMessage {
     return { kind: 'error', rcode: RCODE.FORMERR, id, flags };
   try {
     const { labels, qnameEnd, edns } = parseBody(msg);
-    const qname = Buffer.from(msg.subarray(HEADER, qnameEnd));
+    // Views of `msg`, not copies: a query is answered within the task that received it.
     const query: DnsQuery = {
       id,
       flags,
-      qname,
-      labels: labels.map((label) => Buffer.from(label)),
+      qname: msg.subarray(HEADER, qnameEnd),
+      labels,
       qtype: msg.readUInt16BE(qnameEnd),
       qclass: msg.readUInt16BE(qnameEnd + 2),
       edns,

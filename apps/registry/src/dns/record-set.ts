@@ -46,21 +46,31 @@ class LazyWire implements WireRrSet {
 
 /** An RRset whose records never change (the SOA of one serial, NS, an instance's own records, the index). */
 export class FixedRrSet implements RrSet {
+  /** The last encoding made and the owner it was made for (null: the question name). */
+  #wire: WireRrSet | undefined;
+  #owner: Buffer | null = null;
+
   constructor(
     readonly type: number,
     readonly ttl: number,
     readonly rrs: readonly ZoneRr[],
   ) {}
 
-  // Not kept: a zone holds several per instance; the answer cache keeps whole replies instead.
   answerWire(): WireRrSet {
     return this.ownedWire(null);
   }
 
+  /**
+   * Kept for the next answer with the same owner (the zone's sets live until they change: the SOA of a
+   * serial is in every negative answer); an instance's own sets are made per answer and dropped with it.
+   */
   ownedWire(owner: Buffer | null): WireRrSet {
+    if (this.#wire !== undefined && this.#owner === owner) return this.#wire;
     let size = 0;
     for (const rr of this.rrs) size += wireRrSize(owner, rr.rdata.length);
-    return encodeRrs(this.type, this.ttl, this.rrs, owner, size);
+    this.#wire = encodeRrs(this.type, this.ttl, this.rrs, owner, size);
+    this.#owner = owner;
+    return this.#wire;
   }
 
   glueNames(): readonly string[] {
