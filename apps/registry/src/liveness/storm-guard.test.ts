@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { instanceRecord } from '../testing/fixtures.js';
-import { captureLogger } from '../testing/test-registry.js';
+import { testStormGuard } from '../testing/storm-guard-fixture.js';
 import type { ProbeVerdict } from './instance-prober.js';
 import { LivenessTable } from './liveness-table.js';
-import { StormGuard } from './storm-guard.js';
+import type { StormGuard } from './storm-guard.js';
 
 let dir: string;
 let clock: ManualClock;
@@ -22,27 +21,7 @@ beforeEach(async () => {
   clock = new ManualClock(0);
   store = await openEmbeddedStore({ path: dir, clock });
   table = new LivenessTable(clock, 6000);
-  guard = new StormGuard({
-    table,
-    store,
-    clock,
-    metrics: new RegistryMetrics(
-      () => table.counts(),
-      () => true,
-    ),
-    logger: captureLogger().logger,
-    config: {
-      heartbeatIntervalMs: 5000,
-      heartbeatTimeoutMs: 15_000,
-      storm: {
-        threshold: 0.25,
-        minInstances: 5,
-        holdMs: 60_000,
-        maxEvictionsPerInterval: 2,
-        probeTimeoutMs: 1000,
-      },
-    },
-  });
+  guard = testStormGuard({ table, store, clock });
   for (let i = 0; i < 8; i++) {
     const lease = await store.grantLease(15_000);
     table.track({ ...instanceRecord(`a-000${i}`), lease_id: lease }, true);
@@ -131,26 +110,10 @@ describe('StormGuard with a prober', () => {
   it('evicts the provably dead at once, holds the unknown, and re-probes them each interval', async () => {
     const verdicts = new Map<string, ProbeVerdict>();
     const probed: string[] = [];
-    const probing = new StormGuard({
+    const probing = testStormGuard({
       table,
       store,
       clock,
-      metrics: new RegistryMetrics(
-        () => table.counts(),
-        () => true,
-      ),
-      logger: captureLogger().logger,
-      config: {
-        heartbeatIntervalMs: 5000,
-        heartbeatTimeoutMs: 15_000,
-        storm: {
-          threshold: 0.25,
-          minInstances: 5,
-          holdMs: 60_000,
-          maxEvictionsPerInterval: 2,
-          probeTimeoutMs: 1000,
-        },
-      },
       prober: {
         probe: async (record) => {
           probed.push(record.instance_id);

@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { instanceRecord } from '../testing/fixtures.js';
+import { testStormGuard } from '../testing/storm-guard-fixture.js';
 import { captureLogger } from '../testing/test-registry.js';
 import { LivenessTable } from './liveness-table.js';
-import { StormGuard } from './storm-guard.js';
 import { Sweeper } from './sweeper.js';
 
 let dir: string;
@@ -28,29 +27,16 @@ afterEach(async () => {
 /** One replica's table and sweeper on the shared store. */
 function replica(name: string) {
   const table = new LivenessTable(clock, 6000);
-  const logger = captureLogger().logger;
-  const guard = new StormGuard({
-    table,
+  const guard = testStormGuard({ table, store, clock });
+  const sweeper = new Sweeper({
     store,
     clock,
-    metrics: new RegistryMetrics(
-      () => table.counts(),
-      () => true,
-    ),
-    logger,
-    config: {
-      heartbeatIntervalMs: 5000,
-      heartbeatTimeoutMs: 15_000,
-      storm: {
-        threshold: 0.25,
-        minInstances: 5,
-        holdMs: 60_000,
-        maxEvictionsPerInterval: 2,
-        probeTimeoutMs: 1000,
-      },
-    },
+    guard,
+    table,
+    logger: captureLogger().logger,
+    replicaId: name,
+    tickMs: 1000,
   });
-  const sweeper = new Sweeper({ store, clock, guard, table, logger, replicaId: name, tickMs: 1000 });
   return { table, sweeper };
 }
 
