@@ -116,8 +116,10 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
       if (target === undefined) continue;
       for (const type of [RRTYPE.A, RRTYPE.AAAA]) {
         const glue = target.rrsets.get(type);
-        if (glue === undefined || (target === node && answered.some((set) => set.type === type))) continue;
-        additional.push(glue.ownedWire(target.wire));
+        if (glue === undefined) continue;
+        if (target !== node) additional.push(glue.ownedWire(target.wire));
+        // The question's own name (an SVCB whose target is "."): its owner is a pointer to the question.
+        else if (!answered.some((set) => set.type === type)) additional.push(glue.answerWire());
       }
     }
   }

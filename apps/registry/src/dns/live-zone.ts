@@ -84,14 +84,14 @@ export class LiveZone {
     if (settings.nameServerAddress !== undefined) {
       this.apexNode.rrsets.set(
         RRTYPE.NS,
-        new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName, DnsNames.nameServer)]),
+        new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName, DnsNames.nameServer, apex)]),
       );
       const ns = new SharedNode(DnsNames.nameServer);
       const address = addressRr(settings.nameServerAddress);
       ns.rrsets.set(address.type, new FixedRrSet(address.type, ttl, [address.rr]));
       this.addNode(ns);
     } else {
-      this.apexNode.rrsets.set(RRTYPE.NS, new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName)]));
+      this.apexNode.rrsets.set(RRTYPE.NS, new FixedRrSet(RRTYPE.NS, ttl, [nsRr(nsName, undefined, apex)]));
     }
     this.addNode(this.apexNode);
     this.commit();
@@ -179,12 +179,15 @@ export class LiveZone {
 
   private soa(serial: number): RrSet {
     const { apex, ttl, timers } = this.settings;
-    const rr = soaRr({
-      mname: absoluteName(DnsNames.nameServer, apex),
-      rname: absoluteName('hostmaster', apex),
-      serial,
-      ...timers,
-    });
+    const rr = soaRr(
+      {
+        mname: absoluteName(DnsNames.nameServer, apex),
+        rname: absoluteName('hostmaster', apex),
+        serial,
+        ...timers,
+      },
+      apex,
+    );
     return new FixedRrSet(RRTYPE.SOA, ttl, [rr]);
   }
 

@@ -120,6 +120,38 @@ describe('handleMessage', () => {
     expect(ask(zone, query('bad\\032label.agents.internal', 'A')).rcode).toBe('NXDOMAIN');
   });
 
+  it('compresses the in-zone names of SOA and NS data and glue at the question name, as knot does', () => {
+    for (const name of ['nobody.agents.internal', 'NoBody.Agents.INTERNAL']) {
+      const msg = query(name, 'A');
+      const raw = handleMessage(zone, msg, 'udp')!;
+      const nx = dnsPacket.decode(raw) as Reply;
+      expect(nx.authorities).toMatchObject([
+        {
+          name: name.split('.').slice(1).join('.'),
+          type: 'SOA',
+          data: { mname: expect.stringMatching(/^ns\./i), rname: expect.stringMatching(/^hostmaster\./i) },
+        },
+      ]);
+      expect((nx.authorities[0]!.data as { mname: string }).mname.toLowerCase()).toBe('ns.agents.internal');
+      // Question + OPT, then the SOA: apex pointer (2) + 10 + MNAME ns+pointer (5) + RNAME hostmaster+pointer (13) + 20.
+      expect(raw.length).toBe(msg.length + 2 + 10 + 5 + 13 + 20);
+    }
+    const nsMsg = query('agents.internal', 'NS');
+    const ns = handleMessage(zone, nsMsg, 'udp')!;
+    expect((dnsPacket.decode(ns) as Reply).answers).toMatchObject([{ data: 'ns.agents.internal' }]);
+    // The NS record: pointer to the question (2) + 10 + ns+pointer (5); its glue: ns+apex pointer (5) + 10 + 4.
+    expect(ns.length).toBe(nsMsg.length + 2 + 10 + 5 + 5 + 10 + 4);
+    // An instance's SVCB (target "."): its address in additional is owned by a pointer to the question.
+    const selfMsg = query('summarizer-a1.agents.internal', SVCB);
+    const self = handleMessage(zone, selfMsg, 'udp')!;
+    const decoded = dnsPacket.decode(self) as Reply;
+    expect(decoded.additionals.filter((a) => a.type === 'A')).toMatchObject([
+      { name: 'summarizer-a1.agents.internal' },
+    ]);
+    const svcbBytes = (decoded.answers[0]!.data as Buffer).length;
+    expect(self.length).toBe(selfMsg.length + 2 + 10 + svcbBytes + 2 + 10 + 4);
+  });
+
   it('refuses names outside the zone, without AA', () => {
     for (const name of ['example.com', 'internal', 'agents.internal.evil']) {
       const reply = ask(zone, query(name, 'A'));

@@ -1,4 +1,4 @@
-import type { ZoneRr } from './rr.js';
+import { wireRdata, type ZoneRr } from './rr.js';
 import { encodeRrs, type WireRrSet, wireRrSize } from './rrset-wire.js';
 import { SortedMembers } from './sorted-members.js';
 import type { RrSet } from './zone-node.js';
@@ -67,7 +67,7 @@ export class FixedRrSet implements RrSet {
   ownedWire(owner: Buffer | null): WireRrSet {
     if (this.#wire !== undefined && this.#owner === owner) return this.#wire;
     let size = 0;
-    for (const rr of this.rrs) size += wireRrSize(owner, rr.rdata.length);
+    for (const rr of this.rrs) size += wireRrSize(owner, wireRdata(rr).length);
     this.#wire = encodeRrs(this.type, this.ttl, this.rrs, owner, size);
     this.#owner = owner;
     return this.#wire;
@@ -110,14 +110,14 @@ export class RecordSet implements RrSet {
 
   put(key: string, rr: ZoneRr): void {
     const old = this.members.set(key, rr);
-    this.rdataBytes += rr.rdata.length - (old?.rdata.length ?? 0);
+    this.rdataBytes += wireRdata(rr).length - (old === undefined ? 0 : wireRdata(old).length);
     this.encoded = undefined;
   }
 
   delete(key: string): void {
     const old = this.members.delete(key);
     if (old === undefined) return;
-    this.rdataBytes -= old.rdata.length;
+    this.rdataBytes -= wireRdata(old).length;
     this.encoded = undefined;
   }
 

@@ -6,6 +6,7 @@ import {
   type SvcbRecord,
 } from '@agent-reach/sdk/svcb';
 import dnsPacket from 'dns-packet';
+import { labelsToWire, nameToWire } from './names.js';
 
 /** RR type codes this zone publishes or answers for. */
 export const RRTYPE = {
@@ -43,6 +44,56 @@ export interface ZoneRr {
   readonly text: string;
   /** Relative name whose A/AAAA records belong in the additional section. */
   readonly glue?: string;
+  /** The RDATA as a message carries it, when it holds names that compress (see CompressedRdata). */
+  readonly compressed?: CompressedRdata;
+}
+
+/**
+ * RDATA whose in-zone names end in a pointer to the apex (RFC 1035 section 4.1.4), as knot sends
+ * them: `ns.<zone>.` takes 5 octets instead of 20. Only the RFC 1035 types whose names may be
+ * compressed (NS, SOA) get one; SRV and SVCB targets are never compressed (RFC 2782, RFC 9460). The
+ * pointers' two octets are left for the message to fill in, since the apex's offset depends on the
+ * question's length.
+ */
+export interface CompressedRdata {
+  readonly bytes: Buffer;
+  /** Offsets in `bytes` of the two-octet apex pointers. */
+  readonly pointers: readonly number[];
+}
+
+/** The RDATA octets a message carries for `rr`. */
+export const wireRdata = (rr: ZoneRr): Buffer => rr.compressed?.bytes ?? rr.rdata;
+
+/** A name of `apex` (absolute, trailing dot) as its relative labels then an apex pointer; null outside it. */
+function compressibleName(name: string, apex: string): Buffer | null {
+  const bare = name.toLowerCase().replace(/\.$/, '');
+  if (!bare.endsWith(`.${apex}`)) return null;
+  const relative = labelsToWire(bare.slice(0, -apex.length - 1));
+  const out = Buffer.alloc(relative.length + 2);
+  relative.copy(out);
+  return out;
+}
+
+/** `rdata` with its leading names (each `wireLength` octets uncompressed) compressed; undefined if one is outside `apex`. */
+function compressLeadingNames(
+  rdata: Buffer,
+  names: readonly { name: string; wireLength: number }[],
+  apex: string,
+): CompressedRdata | undefined {
+  const parts: Buffer[] = [];
+  const pointers: number[] = [];
+  let at = 0;
+  let length = 0;
+  for (const { name, wireLength } of names) {
+    const compressed = compressibleName(name, apex);
+    if (compressed === null) return undefined;
+    parts.push(compressed);
+    length += compressed.length;
+    pointers.push(length - 2);
+    at += wireLength;
+  }
+  parts.push(rdata.subarray(at));
+  return { bytes: Buffer.concat(parts), pointers };
 }
 
 interface RdataCodec {
@@ -128,9 +179,19 @@ function srvWithRdata(srv: SrvFields, rdata: Buffer): ZoneRr {
   };
 }
 
-/** An NS record pointing at an absolute name. */
-export function nsRr(target: string, glue?: string): ZoneRr {
-  return { rdata: rdataOf('NS', target), text: target, ...(glue === undefined ? {} : { glue }) };
+/** An NS record pointing at an absolute name; with the zone's `apex`, an in-zone target is sent compressed. */
+export function nsRr(target: string, glue?: string, apex?: string): ZoneRr {
+  const rdata = rdataOf('NS', target);
+  const compressed =
+    apex === undefined
+      ? undefined
+      : compressLeadingNames(rdata, [{ name: target, wireLength: rdata.length }], apex);
+  return {
+    rdata,
+    text: target,
+    ...(glue === undefined ? {} : { glue }),
+    ...(compressed === undefined ? {} : { compressed }),
+  };
 }
 
 /** SOA fields; names absolute. */
@@ -144,11 +205,19 @@ export interface SoaFields {
   minimum: number;
 }
 
-/** The apex SOA record. */
-export function soaRr(soa: SoaFields): ZoneRr {
+/** The apex SOA record; with the zone's `apex`, in-zone MNAME and RNAME are sent compressed. */
+export function soaRr(soa: SoaFields, apex?: string): ZoneRr {
+  const rdata = rdataOf('SOA', soa);
+  const mnameLength = nameToWire(soa.mname).length;
+  const names = [
+    { name: soa.mname, wireLength: mnameLength },
+    { name: soa.rname, wireLength: rdata.length - 20 - mnameLength },
+  ];
+  const compressed = apex === undefined ? undefined : compressLeadingNames(rdata, names, apex);
   return {
-    rdata: rdataOf('SOA', soa),
+    rdata,
     text: `${soa.mname} ${soa.rname} ${soa.serial} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`,
+    ...(compressed === undefined ? {} : { compressed }),
   };
 }
 

@@ -1,9 +1,10 @@
-import type { ZoneRr } from './rr.js';
+import { wireRdata, type ZoneRr } from './rr.js';
 
 /**
  * An RRset encoded for the wire. An owner is either a pointer to the question name (0xC00C) or
  * relative labels plus a pointer to the apex, whose offset in the message depends on the
- * question's length and is written at `patches` per answer. `bytes` holds the leading records up to
+ * question's length and is written at `patches` per answer (as are the apex pointers of compressed
+ * names inside RDATA). `bytes` holds the leading records up to
  * the largest message (64 KiB) — a set larger than that is never sent whole — and `size` is the
  * whole set's length, which decides truncation.
  */
@@ -15,7 +16,7 @@ export interface WireRrSet {
   readonly count: number;
   /** Offset just past each RR in `bytes`, for trimming at RR boundaries. */
   readonly rrEnds: readonly number[];
-  /** Offsets of the two-octet apex pointers to fill in. */
+  /** Offsets of the two-octet apex pointers to fill in (owners' and RDATA's). */
   readonly patches: readonly number[];
 }
 
@@ -24,7 +25,7 @@ export const MAX_SET_BYTES = 65_535;
 
 const CLASS_IN = 1;
 
-/** Octets one record takes in a message: owner, type, class, TTL, RDLENGTH and RDATA. */
+/** Octets one record takes in a message: owner, type, class, TTL, RDLENGTH and RDATA (as sent: see `wireRdata`). */
 export const wireRrSize = (owner: Buffer | null, rdataLength: number): number =>
   (owner === null ? 2 : owner.length + 2) + 10 + rdataLength;
 
@@ -44,7 +45,7 @@ export function encodeRrs(
   const kept: ZoneRr[] = [];
   let length = 0;
   for (const rr of rrs) {
-    const next = length + wireRrSize(owner, rr.rdata.length);
+    const next = length + wireRrSize(owner, wireRdata(rr).length);
     if (next > MAX_SET_BYTES) break;
     kept.push(rr);
     length = next;
@@ -65,8 +66,10 @@ export function encodeRrs(
     at = bytes.writeUInt16BE(type, at);
     at = bytes.writeUInt16BE(CLASS_IN, at);
     at = bytes.writeUInt32BE(ttl, at);
-    at = bytes.writeUInt16BE(rr.rdata.length, at);
-    at += rr.rdata.copy(bytes, at);
+    const rdata = wireRdata(rr);
+    at = bytes.writeUInt16BE(rdata.length, at);
+    for (const pointer of rr.compressed?.pointers ?? []) patches.push(at + pointer);
+    at += rdata.copy(bytes, at);
     rrEnds.push(at);
   }
   return { bytes, size, count: kept.length, rrEnds, patches };
