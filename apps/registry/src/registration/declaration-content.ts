@@ -1,16 +1,26 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Declaration } from '@agent-reach/sdk/protocol';
 
-// Sorted keys, array order kept (tags, examples, serves are ordered lists as declared).
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+// Sorted keys, array order kept (tags, examples, serves are ordered lists as declared); undefined
+// values are left out of objects. Written with plain loops and string appends: it runs on every
+// registration, and the entries/filter/sort/map version cost ~25 µs of a ~30 µs digest.
+function canonical(value: unknown, skip?: string): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? '';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonical(value[i]);
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const object = value as Record<string, unknown>;
+  // Default sort compares UTF-16 code units, as `<` on strings does.
+  const keys = Object.keys(object).sort();
+  let out = '{';
+  for (const key of keys) {
+    const v = object[key];
+    if (v === undefined || key === skip) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonical(v)}`;
+  }
+  return `${out}}`;
 }
 
 /**
@@ -20,11 +30,10 @@ function canonical(value: unknown): string {
  * version on different hosts share its content.
  */
 export function declarationContent(declaration: Declaration): string {
-  const { change_reason: _reason, ...content } = declaration;
-  return canonical(content);
+  return canonical(declaration, 'change_reason');
 }
 
 /** sha256 (hex) of `declarationContent`. */
 export function contentDigest(declaration: Declaration): string {
-  return createHash('sha256').update(declarationContent(declaration)).digest('hex');
+  return hash('sha256', declarationContent(declaration), 'hex');
 }
