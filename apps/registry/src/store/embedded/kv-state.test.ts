@@ -32,3 +32,63 @@ describe('KvState.bytes', () => {
     leases.close();
   });
 });
+
+describe('KvState.list', () => {
+  it('finds every key under any prefix, however many slashes either has, sorted', () => {
+    const leases = new LeaseTable(new ManualClock(), () => undefined);
+    const kv = new KvState(leases);
+    const keys = [
+      '/reach/instances/a-1',
+      '/reach/instances/a-2',
+      '/reach/instances-x/b',
+      '/reach/declarations/a/000000000000001-1',
+      '/reach/declarations/ab/000000000000002-1',
+      '/skydns/internal/reach/a-1',
+      '/skydns/internal/reach/_agents/_a2a/_op/a-1',
+      '/reach/top',
+      '/reach',
+      'bare',
+      'x/y/z/w',
+      '/',
+    ];
+    kv.apply(
+      keys.map((key) => ({ key, value: key })),
+      [],
+    );
+    kv.apply([], ['/reach/instances/a-2']);
+    const live = keys.filter((key) => key !== '/reach/instances/a-2');
+    const prefixes = [
+      '',
+      '/',
+      '/r',
+      '/reach',
+      '/reach/',
+      '/reach/inst',
+      '/reach/instances/',
+      '/reach/instances/a',
+      '/reach/declarations/a/',
+      '/reach/declarations/a',
+      '/skydns/',
+      '/skydns/internal/reach/_agents/',
+      'b',
+      'x/y/',
+      'x/y/z/',
+      '/none/at/all/',
+    ];
+    for (const prefix of prefixes) {
+      expect(
+        kv.list(prefix).map((kv) => kv.key),
+        prefix,
+      ).toEqual(live.filter((key) => key.startsWith(prefix)).sort());
+    }
+    expect(kv.size).toBe(live.length);
+    expect(kv.get('/reach/instances/a-1')).toBe('/reach/instances/a-1');
+    expect(kv.get('/reach/instances/a-2')).toBeNull();
+    expect(
+      kv
+        .entries()
+        .map(([key]) => key)
+        .sort(),
+    ).toEqual([...live].sort());
+  });
+});
