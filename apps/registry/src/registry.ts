@@ -122,6 +122,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     logger,
     replicaId,
     flushMs: Math.max(50, Math.min(1000, Math.round(config.heartbeatIntervalMs / 5))),
+    leaseTtlMs: config.heartbeatTimeoutMs,
   });
   let sweeper: Sweeper | undefined;
   const metrics = new RegistryMetrics(

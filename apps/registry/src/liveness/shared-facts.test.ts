@@ -10,7 +10,7 @@ import { KEYS } from '../store/keys.js';
 import { registerBody } from '../testing/fixtures.js';
 import { bearer, call } from '../testing/http.js';
 import { captureLogger, settle } from '../testing/test-registry.js';
-import { LivenessFact } from './shared-facts.js';
+import { LivenessBatch } from './shared-facts.js';
 
 // Two replicas on one store and one clock: the shape of two registry pods on one etcd.
 let dir: string;
@@ -78,9 +78,12 @@ describe('liveness facts shared between replicas', () => {
     expect(leader.routing.weights?.get(id)?.tier ?? 'healthy').toBe('healthy');
     const view = await call(leader.app, 'GET', `/v1/agents/${id}`);
     expect(view.body).toMatchObject({ state: 'healthy', last_seq: 8 });
-    // The stored fact is what the follower accepted, bound to the instance's lease.
-    const fact = LivenessFact.parse(JSON.parse((await store.get(KEYS.liveness(id)))!));
-    expect(fact).toMatchObject({ seq: 8, by: 'b', lease: leader.instances.get(id)?.lease_id });
+    // The stored fact is what the follower accepted, in the follower's batch, naming the instance's lease.
+    const batch = LivenessBatch.parse(JSON.parse((await store.get(KEYS.livenessBatch('b', 0)))!));
+    expect(batch.by).toBe('b');
+    expect(batch.facts).toEqual([
+      expect.objectContaining({ id, seq: 8, lease: leader.instances.get(id)?.lease_id }),
+    ]);
     // A replay of a seq the follower took is refused by the leader too.
     const replay = await call(leader.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq: 8 }, bearer(token));
     expect(replay.body.code).toBe('STALE_HEARTBEAT');

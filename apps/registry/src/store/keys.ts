@@ -29,9 +29,13 @@ export const KEYS = {
   /** Dynamic routing weights the leader publishes, per instance. */
   weightsPrefix: '/reach/weights/',
   weight: (instanceId: string) => `/reach/weights/${instanceId}`,
-  /** Liveness facts (last seq, last beat, load) a replica accepted, per instance, bound to its lease. */
+  /**
+   * Liveness facts (last seq, last beat, load) a replica accepted, written by it in numbered batches of
+   * many instances, bound to a lease of that replica: `…/<replicaId>/<n>`.
+   */
   livenessPrefix: '/reach/liveness/',
-  liveness: (instanceId: string) => `/reach/liveness/${instanceId}`,
+  livenessOf: (replicaId: string) => `/reach/liveness/${replicaId}/`,
+  livenessBatch: (replicaId: string, n: number) => `/reach/liveness/${replicaId}/${n}`,
   /**
    * Hourly route and call counts per capability, one key per replica process (never leased; the
    * leader deletes days past the retention): `…/<yyyy-mm-dd>/<hh>/<capability>/<writer>`.
