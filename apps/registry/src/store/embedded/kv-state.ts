@@ -1,15 +1,20 @@
 import type { KeyValue, LeaseId, PutOp, WatchEvent } from '../store.js';
 import type { JournalPut } from './journal-records.js';
-import type { LeaseTable } from './lease-table.js';
+import { boundValue, type Lease, type LeaseTable } from './lease-table.js';
 
-interface Entry {
-  value: string;
-  lease: LeaseId | undefined;
-}
+/**
+ * What the store keeps per key: the value of a key bound to no lease, or the lease that holds a bound
+ * key's value (one object per lease, not one per key: 40 bytes per key at ten keys per instance).
+ */
+type Slot = string | Lease;
 
 /** About what one key adds to a snapshot: `["key","value","lease"],` before JSON escaping. */
-const entryBytes = (key: string, entry: Entry): number =>
-  key.length + entry.value.length + (entry.lease === undefined ? 6 : entry.lease.length + 9);
+const entryBytes = (key: string, value: string, lease: LeaseId | undefined): number =>
+  key.length + value.length + (lease === undefined ? 6 : lease.length + 9);
+
+const slotValue = (key: string, slot: Slot): string =>
+  typeof slot === 'string' ? slot : boundValue(slot, key)!;
+const leaseOf = (slot: Slot): LeaseId | undefined => (typeof slot === 'string' ? undefined : slot.id);
 
 /**
  * The bucket a key is kept in: the key up to and including its third `/` (`/reach/instances/`,
@@ -23,13 +28,13 @@ function headOf(key: string): string {
 }
 
 /**
- * The keys and values, kept consistent with the lease table's key sets; every change yields its events.
+ * The keys and values, kept consistent with the lease table's bindings; every change yields its events.
  * Keys are kept in buckets by `headOf`, so `list` reads only the buckets its prefix can match: listing
  * one agent's declaration history (a registration of an unseen version) costs the size of the
  * declarations, not a scan of every instance's ten keys (~1,000,000 at 100,000 instances).
  */
 export class KvState {
-  readonly #buckets = new Map<string, Map<string, Entry>>();
+  readonly #buckets = new Map<string, Map<string, Slot>>();
   readonly #leases: LeaseTable;
   #size = 0;
   #bytes = 0;
@@ -48,7 +53,8 @@ export class KvState {
   }
 
   get(key: string): string | null {
-    return this.#buckets.get(headOf(key))?.get(key)?.value ?? null;
+    const slot = this.#buckets.get(headOf(key))?.get(key);
+    return slot === undefined ? null : slotValue(key, slot);
   }
 
   /** Every key under `prefix`, sorted by key. */
@@ -67,14 +73,11 @@ export class KvState {
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  static #collect(bucket: Map<string, Entry>, prefix: string, out: KeyValue[]): void {
-    for (const [key, entry] of bucket) {
+  static #collect(bucket: Map<string, Slot>, prefix: string, out: KeyValue[]): void {
+    for (const [key, slot] of bucket) {
       if (!key.startsWith(prefix)) continue;
-      out.push(
-        entry.lease === undefined
-          ? { key, value: entry.value }
-          : { key, value: entry.value, lease: entry.lease },
-      );
+      const value = slotValue(key, slot);
+      out.push(typeof slot === 'string' ? { key, value } : { key, value, lease: slot.id });
     }
   }
 
@@ -91,14 +94,13 @@ export class KvState {
       }
       const previous = bucket.get(put.key);
       if (previous !== undefined) {
-        this.#bytes -= entryBytes(put.key, previous);
-        if (previous.lease !== undefined && previous.lease !== put.lease)
-          this.#leases.unbind(previous.lease, put.key);
+        this.#bytes -= entryBytes(put.key, slotValue(put.key, previous), leaseOf(previous));
+        if (typeof previous !== 'string' && previous.id !== put.lease) this.#leases.unbind(previous, put.key);
       } else this.#size++;
-      if (put.lease !== undefined) this.#leases.bind(put.lease, put.key);
-      const entry: Entry = { value: put.value, lease: put.lease };
-      bucket.set(put.key, entry);
-      this.#bytes += entryBytes(put.key, entry);
+      // A lease the table does not know (never the case for checked puts) leaves the key unbound.
+      const lease = put.lease === undefined ? undefined : this.#leases.bind(put.lease, put.key, put.value);
+      bucket.set(put.key, lease ?? put.value);
+      this.#bytes += entryBytes(put.key, put.value, lease?.id);
       events.push({ type: 'put', key: put.key, value: put.value });
     }
     return events;
@@ -106,16 +108,17 @@ export class KvState {
 
   /** Removes a lease and every key bound to it. */
   dropLease(id: LeaseId): WatchEvent[] {
-    const keys = this.#leases.delete(id);
+    const lease = this.#leases.delete(id);
     const events: WatchEvent[] = [];
-    if (keys === undefined) return events;
-    for (const key of keys) {
+    if (lease === undefined) return events;
+    const { bound } = lease;
+    for (let i = 0; i < bound.length; i += 2) {
+      const key = bound[i]!;
       const head = headOf(key);
       const bucket = this.#buckets.get(head);
-      const entry = bucket?.get(key);
-      if (entry?.lease !== id) continue;
-      this.#bytes -= entryBytes(key, entry);
-      this.#forget(head, bucket!, key);
+      if (bucket?.get(key) !== lease) continue;
+      this.#bytes -= entryBytes(key, bound[i + 1]!, id);
+      this.#forget(head, bucket, key);
       events.push({ type: 'delete', key });
     }
     return events;
@@ -125,23 +128,23 @@ export class KvState {
   entries(): JournalPut[] {
     const out: JournalPut[] = [];
     for (const bucket of this.#buckets.values())
-      for (const [key, entry] of bucket)
-        out.push(entry.lease === undefined ? [key, entry.value] : [key, entry.value, entry.lease]);
+      for (const [key, slot] of bucket)
+        out.push(typeof slot === 'string' ? [key, slot] : [key, boundValue(slot, key)!, slot.id]);
     return out;
   }
 
   #remove(key: string): boolean {
     const head = headOf(key);
     const bucket = this.#buckets.get(head);
-    const entry = bucket?.get(key);
-    if (entry === undefined) return false;
-    if (entry.lease !== undefined) this.#leases.unbind(entry.lease, key);
-    this.#bytes -= entryBytes(key, entry);
+    const slot = bucket?.get(key);
+    if (slot === undefined) return false;
+    if (typeof slot !== 'string') this.#leases.unbind(slot, key);
+    this.#bytes -= entryBytes(key, slotValue(key, slot), leaseOf(slot));
     this.#forget(head, bucket!, key);
     return true;
   }
 
-  #forget(head: string, bucket: Map<string, Entry>, key: string): void {
+  #forget(head: string, bucket: Map<string, Slot>, key: string): void {
     bucket.delete(key);
     this.#size--;
     if (bucket.size === 0) this.#buckets.delete(head);

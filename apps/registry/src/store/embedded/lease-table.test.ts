@@ -71,13 +71,15 @@ describe('LeaseTable', () => {
     expect(expired).toEqual(['1']);
   });
 
-  it('tracks the keys bound to each lease', () => {
+  it('tracks the keys bound to each lease, with their values', () => {
     const { leases } = table();
     leases.grant('1', 1_000);
-    leases.bind('1', '/a');
-    leases.bind('1', '/b');
-    leases.unbind('1', '/a');
-    expect([...(leases.delete('1') ?? [])]).toEqual(['/b']);
+    const lease = leases.bind('1', '/a', 'x')!;
+    leases.bind('1', '/b', 'y');
+    leases.bind('1', '/b', 'z');
+    expect(leases.bind('2', '/c', 'w')).toBeUndefined();
+    leases.unbind(lease, '/a');
+    expect(leases.delete('1')?.bound).toEqual(['/b', 'z']);
     expect(leases.size).toBe(0);
   });
 });

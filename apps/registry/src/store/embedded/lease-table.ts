@@ -1,15 +1,24 @@
 import type { Clock, TimerHandle } from '@agent-reach/sdk/clock';
 import type { LeaseId } from '../store.js';
 
-interface Lease {
-  ttlMs: number;
+/** A lease, and the keys bound to it with their values (kept here: no object per key). */
+export interface Lease {
+  readonly id: LeaseId;
+  readonly ttlMs: number;
   /** Monotonic deadline; the lease is gone once `clock.now()` reaches it. */
   deadline: number;
   /**
-   * Bound keys: a handful per lease, so an array is smaller than a Set and as quick; replaced, not
-   * grown (a pushed array keeps room for 17 keys: 64 bytes more per lease for the usual nine).
+   * Bound keys and their values, interleaved (`[key, value, key, value, …]`): a handful per lease, so
+   * an array is smaller than a Map and as quick; replaced, not grown (a pushed array keeps spare room).
    */
-  keys: readonly string[];
+  bound: readonly string[];
+}
+
+/** The value `key` has in `lease`'s bindings, if it is bound there. */
+export function boundValue(lease: Lease, key: string): string | undefined {
+  const { bound } = lease;
+  for (let i = 0; i < bound.length; i += 2) if (bound[i] === key) return bound[i + 1];
+  return undefined;
 }
 
 /** Longest single timer wait; a later deadline is simply re-checked then. */
@@ -39,7 +48,7 @@ export class LeaseTable {
   /** Adds a lease whose full TTL starts now (also used for leases restored from disk). */
   grant(id: LeaseId, ttlMs: number): void {
     const deadline = this.#clock.now() + ttlMs;
-    this.#leases.set(id, { ttlMs, deadline, keys: [] });
+    this.#leases.set(id, { id, ttlMs, deadline, bound: [] });
     if (deadline < this.#timerAt) this.#arm(deadline);
   }
 
@@ -56,21 +65,37 @@ export class LeaseTable {
     return this.#live(id) !== undefined;
   }
 
-  bind(id: LeaseId, key: string): void {
+  /** Binds `key` with `value` to a live lease (replacing its value if bound); the lease, or undefined if unknown. */
+  bind(id: LeaseId, key: string, value: string): Lease | undefined {
     const lease = this.#leases.get(id);
-    if (lease !== undefined && !lease.keys.includes(key)) lease.keys = lease.keys.concat(key);
+    if (lease === undefined) return undefined;
+    const { bound } = lease;
+    for (let i = 0; i < bound.length; i += 2) {
+      if (bound[i] !== key) continue;
+      const next = bound.slice();
+      next[i + 1] = value;
+      lease.bound = next;
+      return lease;
+    }
+    lease.bound = bound.concat(key, value);
+    return lease;
   }
 
-  unbind(id: LeaseId, key: string): void {
-    const lease = this.#leases.get(id);
-    if (lease?.keys.includes(key)) lease.keys = lease.keys.filter((bound) => bound !== key);
+  /** Takes `key` out of `lease`'s bindings. */
+  unbind(lease: Lease, key: string): void {
+    const { bound } = lease;
+    for (let i = 0; i < bound.length; i += 2) {
+      if (bound[i] !== key) continue;
+      lease.bound = bound.slice(0, i).concat(bound.slice(i + 2));
+      return;
+    }
   }
 
-  /** Removes a lease and returns the keys that were bound to it. */
-  delete(id: LeaseId): readonly string[] | undefined {
+  /** Removes a lease and returns it, with the keys that were bound to it. */
+  delete(id: LeaseId): Lease | undefined {
     const lease = this.#leases.get(id);
     this.#leases.delete(id);
-    return lease?.keys;
+    return lease;
   }
 
   /** Every lease with its TTL, for snapshots. */
