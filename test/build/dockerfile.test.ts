@@ -76,7 +76,9 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'reach-image-'));
   for (const target of APP_BUILDS) await buildApp(target);
-  // The build stage's deploy step, with /out under the temporary directory (offline: the store is warm).
+  // The build stage's deploy step, with /out under the temporary directory. Prefer-offline: packages come
+  // from the warm store, but pnpm deploy resolves again and needs the registry's metadata, which a fresh
+  // machine (installed from the lockfile alone) has not cached.
   const deploy = stage('build').steps.find((s) => s.op === 'RUN' && s.args.includes(' deploy '));
   if (!deploy) throw new Error('the build stage has no pnpm deploy step');
   for (const command of deploy.args.split('&&')) {
@@ -84,7 +86,7 @@ beforeAll(async () => {
       .trim()
       .split(/\s+/)
       .map((w) => (w.startsWith('/out/') ? join(work, w) : w));
-    await promisify(execFile)(words[0]!, [...words.slice(1), '--offline'], {
+    await promisify(execFile)(words[0]!, [...words.slice(1), '--prefer-offline'], {
       cwd: REPO_ROOT,
       timeout: 120_000,
     });

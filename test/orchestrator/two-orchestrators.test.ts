@@ -46,16 +46,18 @@ describe('two orchestrators on one Postgres, one SIGKILLed mid-way', () => {
     const details = new Map<string, TraceDetailJson>();
     for (const id of [...onA, ...onB]) details.set(id, await finishedTrace(b.api, id, 90_000));
 
+    let takenOver = 0;
     for (const [id, detail] of details) {
       expect(detail.trace.status, id).toBe('ok');
-      expect(
-        detail.events.filter((e) => e.type === 'trace_finished'),
-        id,
-      ).toHaveLength(1);
+      const finished = detail.events.filter((e) => e.type === 'trace_finished');
+      expect(finished, id).toHaveLength(1);
       const resumed = eventOf(detail, 'run_resumed');
-      // Only A's runs were taken over, each once, by B, within the bound.
-      if (onB.includes(id)) expect(resumed, id).toBeUndefined();
+      // Only A's runs that were not over at the kill were taken over, each once, by B, within the
+      // bound. (On a slow machine the first of A's runs can end before the last reaches its slow layer.)
+      const overBeforeKill = Date.parse(finished[0]!.at) < killedAt;
+      if (onB.includes(id) || overBeforeKill) expect(resumed, id).toBeUndefined();
       else {
+        takenOver++;
         expect(resumed, id).toBeDefined();
         expect(
           detail.events.filter((e) => e.type === 'run_resumed'),
@@ -72,6 +74,7 @@ describe('two orchestrators on one Postgres, one SIGKILLed mid-way', () => {
         if (reused.includes(n)) expect(system.callsFor(`${id}.${n}`), `${id}.${n}`).toBe(1);
       }
     }
+    expect(takenOver).toBeGreaterThan(0);
   }, 180_000);
 
   it('hands a run over at once on SIGTERM: the other resumes it within a scan, not a lease', async () => {
