@@ -138,8 +138,9 @@ export class KvState {
     const bucket = this.#buckets.get(head);
     const slot = bucket?.get(key);
     if (slot === undefined) return false;
-    if (typeof slot !== 'string') this.#leases.unbind(slot, key);
+    // The value first: a bound key's value lives in its lease's bindings, gone once unbound.
     this.#bytes -= entryBytes(key, slotValue(key, slot), leaseOf(slot));
+    if (typeof slot !== 'string') this.#leases.unbind(slot, key);
     this.#forget(head, bucket!, key);
     return true;
   }

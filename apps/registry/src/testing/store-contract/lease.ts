@@ -92,4 +92,19 @@ export function leaseContract(ctx: () => StoreUnderTest): void {
     await store.revokeLease(lease);
     expect(await store.list(p)).toEqual([{ key: `${p}k`, value: 'free' }]);
   });
+
+  it('deletes lease-bound keys in a commit, keeping the lease and its other keys', async () => {
+    const { store } = ctx();
+    const p = uniquePrefix('lease');
+    const lease = await store.grantLease(30_000);
+    await store.commit({
+      puts: ['a', 'b', 'c'].map((k) => ({ key: `${p}${k}`, value: k, lease })),
+    });
+    expect((await store.commit({ deletes: [`${p}b`, `${p}c`] })).ok).toBe(true);
+    expect(await store.get(`${p}b`)).toBeNull();
+    expect(await store.list(p)).toEqual([{ key: `${p}a`, value: 'a', lease }]);
+    await store.commit({ puts: [{ key: `${p}b`, value: 'again', lease }] });
+    await store.revokeLease(lease);
+    expect(await store.list(p)).toEqual([]);
+  });
 }
