@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { constants } from 'node:fs';
+import { constants, readdirSync, readFileSync } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,25 @@ export interface RunningEtcd {
   thaw(): void;
   /** The running etcd's process id (benchmarks read its CPU time). */
   pid(): number | undefined;
+}
+
+/**
+ * Blocks until every thread of `pid` is stopped (state T in /proc), at most 2 s. A signal is delivered
+ * asynchronously: without this, a request sent right after SIGSTOP can still be answered by a thread of
+ * etcd's that had not stopped yet.
+ */
+function waitUntilStopped(pid: number): void {
+  const stopped = () => {
+    try {
+      return readdirSync(`/proc/${pid}/task`).every((tid) =>
+        /^\d+ \(.*\) [tT] /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')),
+      );
+    } catch {
+      return true; // gone: nothing of it answers either
+    }
+  };
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < 2000 && !stopped(); waited++) Atomics.wait(pause, 0, 0, 1);
 }
 
 const running = new Set<ChildProcess>();
@@ -121,7 +140,9 @@ export async function startEtcd(
       child?.kill('SIGKILL');
     },
     freeze: () => {
-      child?.kill('SIGSTOP');
+      if (child?.pid === undefined) return;
+      child.kill('SIGSTOP');
+      waitUntilStopped(child.pid);
     },
     thaw: () => {
       child?.kill('SIGCONT');
