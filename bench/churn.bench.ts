@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireTool } from '../test/harness/debian-tools.js';
-import { registerLua, registerMany, registrationBody } from './lib/agents.js';
-import { firstAnswerMs } from './lib/dns-lag.js';
+import { registerLua, registerMany } from './lib/agents.js';
+import { startChurnLoad } from './lib/churn-load.js';
+import { watchCpu } from './lib/cpu.js';
+import { firstAnswerMs, probeUntilAnswered } from './lib/dns-lag.js';
 import { wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { type DnsperfResult, dnsperf } from './lib/dnsperf.js';
-import { paced } from './lib/paced.js';
 import { startRegistryProcess } from './lib/registry-process.js';
 import { type Figure, printFigures } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -22,18 +23,14 @@ const HEARTBEAT_RATE = Number(process.env.BENCH_CHURN_HEARTBEAT_RATE ?? 2000);
 const DNS_QPS = Number(process.env.BENCH_CHURN_DNS_QPS ?? 2000);
 /** One registration in this many is followed from its 201 to its first DNS answer. */
 const LAG_EVERY = 20;
+/** Each follow asks at most one query per this many ms (with many in flight, a tight loop flooded the port). */
+const PROBE_INTERVAL_MS = 1;
 /** 100,000 instances add several minutes: `BENCH_CHURN_100K=1`. */
 const COUNTS = process.env.BENCH_CHURN_COUNTS
   ? process.env.BENCH_CHURN_COUNTS.split(',').map(Number)
   : process.env.BENCH_CHURN_100K === '1'
     ? [1000, 10_000, 100_000]
     : [1000, 10_000];
-
-interface Instance {
-  id: string;
-  token: string;
-  seq: number;
-}
 
 const dnsOptions = { mode: 'udp' as const, clients: 1, outstanding: 20, maxQps: DNS_QPS, perQuery: true };
 
@@ -50,7 +47,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     { heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
   );
   try {
-    const fleet: Instance[] = (await registerMany(registry.url, count)).map((x) => ({ ...x, seq: 0 }));
+    const fleet = await registerMany(registry.url, count);
     const zoneText = await (await fetch(`${registry.url}/v1/zone`)).text();
     const queries = writeQueryFile(join(dir, `churn-${count}.txt`), wideMix(zoneText, ZONE, count));
 
@@ -61,71 +58,60 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
       trips.push((await firstAnswerMs(registry.dnsPort, `${fleet[0]!.id}.${ZONE}`)) ?? 5000);
     const rtt = summarize(trips);
 
+    // The paced HTTP load runs in a process of its own (node:http, kept-alive sockets, bodies built
+    // before the run); this process only follows registrations in DNS, so neither starves the other.
+    const half = Math.floor(fleet.length / 2);
+    const load = await startChurnLoad(
+      {
+        url: registry.url,
+        seconds: SECONDS,
+        rates: { register: REGISTER_RATE, deregister: DEREGISTER_RATE, heartbeat: HEARTBEAT_RATE },
+        firstBody: count + 1_000_000,
+        lagEvery: LAG_EVERY,
+        deregister: fleet.slice(0, half),
+        beating: fleet.slice(half),
+      },
+      join(dir, `churn-load-${count}.json`),
+    );
     const lags: number[] = [];
     let lagMissed = 0;
-    const lagPolls: Promise<void>[] = [];
-    const dereg = fleet.slice(0, Math.min(fleet.length / 2, DEREGISTER_RATE * SECONDS));
-    const beating = fleet.slice(dereg.length);
-    const post = (path: string, body: string, token?: string) =>
-      fetch(`${registry.url}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        },
-        body,
-      });
-    const [load, registrations, deregistrations, heartbeats] = await Promise.all([
+    let probeQueries = 0;
+    const lagProbes: Promise<void>[] = [];
+    const cpuSpan = watchCpu([registry.pid, load.pid]);
+    const [dns, http] = await Promise.all([
       dnsperf(registry.dnsPort, queries, { ...dnsOptions, seconds: SECONDS }),
-      paced(REGISTER_RATE, SECONDS, async (i) => {
-        const res = await post('/v1/agents', registrationBody(count + 1_000_000 + i));
-        if (res.status !== 201) return false;
-        const { instance_id } = (await res.json()) as { instance_id: string };
-        if (i % LAG_EVERY === 0) {
-          lagPolls.push(
-            firstAnswerMs(registry.dnsPort, `${instance_id}.${ZONE}`).then((ms) => {
-              if (ms === null) lagMissed++;
-              else lags.push(ms);
-            }),
-          );
-        }
-        return true;
-      }),
-      paced(DEREGISTER_RATE, SECONDS, async (i) => {
-        const gone = dereg[i];
-        if (gone === undefined) return false;
-        const res = await fetch(`${registry.url}/v1/agents/${gone.id}`, {
-          method: 'DELETE',
-          headers: { authorization: `Bearer ${gone.token}` },
-        });
-        await res.arrayBuffer();
-        return res.ok;
-      }),
-      paced(HEARTBEAT_RATE, SECONDS, async (i) => {
-        const beat = beating[i % beating.length]!;
-        beat.seq++;
-        const res = await post(
-          `/v1/agents/${beat.id}/heartbeat`,
-          JSON.stringify({ seq: beat.seq }),
-          beat.token,
+      load.run((id, at) => {
+        lagProbes.push(
+          probeUntilAnswered(registry.dnsPort, `${id}.${ZONE}`, { intervalMs: PROBE_INTERVAL_MS }).then(
+            ({ answeredAt, queries: sent }) => {
+              probeQueries += sent;
+              if (answeredAt === null) lagMissed++;
+              else lags.push(answeredAt - at);
+            },
+          ),
         );
-        await res.arrayBuffer();
-        return res.ok;
       }),
     ]);
-    await Promise.all(lagPolls);
+    // dnsperf has exited by now (counted as an exited child); the load process has not.
+    const cpu = cpuSpan();
+    const [registryCpu, loadCpu] = cpu.processes as [number, number];
+    const others = cpu.machine - registryCpu - loadCpu - cpu.self - cpu.exitedChildren;
+    await load.stop();
+    await Promise.all(lagProbes);
+    const { registrations, deregistrations, heartbeats, staleHeartbeats } = http;
     const rssMb = registry.rssMb();
     // The reference of the registrations/s target: registrations alone, after the churn run.
     const alone = await wrk(`${registry.url}/v1/agents`, { seconds: 2, lua: registerLua() });
 
     const lag = summarize(lags);
+    const probeRate = probeQueries / SECONDS;
     const churn = `${count} instances, churn ${REGISTER_RATE} reg/s + ${DEREGISTER_RATE} dereg/s + ${HEARTBEAT_RATE} hb/s offered, ${DNS_QPS} DNS q/s (wide mix)`;
     const failures = (r: typeof registrations) =>
-      `${r.failed} failed, ${r.skipped} not sent${r.errors.length > 0 ? `: ${r.errors[0]}` : ''}`;
+      `${r.failed} failed, ${r.skipped} not sent${r.none > 0 ? `, ${r.none} not offered (nobody left)` : ''}${r.errors.length > 0 ? `: ${r.errors[0]}` : ''}`;
     return [
       {
-        name: `${churn}: DNS p99 (${dnsErrors(load)})`,
-        value: load.latency!.p99,
+        name: `${churn}: DNS p99 (${dnsErrors(dns)})`,
+        value: dns.latency!.p99,
         unit: 'ms',
         reference: {
           name: `same DNS load, no churn, just before (${dnsErrors(quiet)})`,
@@ -134,7 +120,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
         ...(count === 100_000 ? { target: { op: '<=' as const, value: 5 } } : {}),
       },
       {
-        name: `${count}: registration (201) → its A answer, p50 of ${lag.n} (${lagMissed} not seen within 5 s)`,
+        name: `${count}: registration (201) → its A answer, p50 of ${lag.n} (${lagMissed} not seen within 5 s; probes asked ${probeQueries} queries, ${probeRate.toFixed(0)}/s beside dnsperf's)`,
         value: lag.p50,
         unit: 'ms',
         reference: { name: 'one UDP query round trip, p50', value: rtt.p50 },
@@ -153,10 +139,19 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
         reference: { name: 'offered', value: REGISTER_RATE },
       },
       {
-        name: `${count}: deregistrations/s and heartbeats/s during churn (dereg ${failures(deregistrations)}; heartbeats ${heartbeats.perSec.toFixed(0)}/s, ${failures(heartbeats)})`,
+        name: `${count}: deregistrations/s and heartbeats/s during churn (dereg ${failures(deregistrations)}; heartbeats ${heartbeats.perSec.toFixed(0)}/s (${staleHeartbeats} answered stale), ${failures(heartbeats)})`,
         value: deregistrations.perSec,
         unit: 'req/s',
         reference: { name: 'offered deregistrations', value: DEREGISTER_RATE },
+      },
+      {
+        name: `${count}: registry CPU during the churn run, % of one core (its main thread waited for a CPU ${cpu.mainThreadWaits[0]!.toFixed(0)} % of the time; bench process with the DNS probes ${cpu.self.toFixed(0)} %, dnsperf ${cpu.exitedChildren.toFixed(0)} %, everything else on the machine ${others.toFixed(0)} %; machine ${cpu.machine.toFixed(0)} % of 200 %)`,
+        value: registryCpu,
+        unit: '%',
+        reference: {
+          name: `CPU of the HTTP load process (its main thread waited ${cpu.mainThreadWaits[1]!.toFixed(0)} %)`,
+          value: loadCpu,
+        },
       },
       {
         name: `${count}: registrations/s alone, after the churn run (wrk, ${alone.errors} socket errors, ${alone.non2xx} non-2xx)`,

@@ -1,12 +1,37 @@
 import { readFileSync } from 'node:fs';
 
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces); index 0 is field 3. */
+function statFields(pid: number | 'self'): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** CPU time (user + system) a process has used so far, in milliseconds, from /proc/<pid>/stat. */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / 100;
+}
+
+/** CPU milliseconds used so far by this process's children that have exited and been waited for. */
+export function exitedChildrenCpuMs(): number {
+  const fields = statFields('self');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+}
+
+/** How long a process's main thread has run on a CPU and waited in a run queue for one, in ms. */
+export function mainThreadSched(pid: number): { runMs: number; waitMs: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { runMs: run! / 1e6, waitMs: wait! / 1e6 };
+}
+
+/** CPU time (all cores, user + system + interrupts) the machine has been busy so far, in ms, from /proc/stat. */
+export function machineBusyMs(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+  const busy = ticks.slice(0, 8).reduce((sum, t, i) => (i === 3 || i === 4 ? sum : sum + t), 0);
+  return (busy * 1000) / 100;
 }
 
 /** CPU milliseconds used by `pids` together while `work` runs. */
@@ -18,4 +43,39 @@ export async function cpuDuring<T>(
   const result = await work();
   const used = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - before[i]!, 0);
   return { result, cpuMs: used };
+}
+
+/** CPU used during a span, each in % of one core over its wall time. */
+export interface CpuShares {
+  /** Each watched process (user + system, all threads). */
+  processes: number[];
+  /** Time each watched process's main thread waited in a run queue (it was ready but had no CPU). */
+  mainThreadWaits: number[];
+  /** This process. */
+  self: number;
+  /** Children of this process that exited during the span (e.g. dnsperf). */
+  exitedChildren: number;
+  /** The whole machine (200 % on two cores). */
+  machine: number;
+}
+
+/** Starts watching `pids`, this process and the machine; the returned function ends the span. */
+export function watchCpu(pids: number[]): () => CpuShares {
+  const before = pids.map(cpuMs);
+  const waitBefore = pids.map((pid) => mainThreadSched(pid).waitMs);
+  const selfBefore = process.cpuUsage();
+  const childrenBefore = exitedChildrenCpuMs();
+  const machineBefore = machineBusyMs();
+  const started = performance.now();
+  return () => {
+    const share = (ms: number) => (ms / (performance.now() - started)) * 100;
+    const self = process.cpuUsage(selfBefore);
+    return {
+      processes: pids.map((pid, i) => share(cpuMs(pid) - before[i]!)),
+      mainThreadWaits: pids.map((pid, i) => share(mainThreadSched(pid).waitMs - waitBefore[i]!)),
+      self: share((self.user + self.system) / 1000),
+      exitedChildren: share(exitedChildrenCpuMs() - childrenBefore),
+      machine: share(machineBusyMs() - machineBefore),
+    };
+  };
 }

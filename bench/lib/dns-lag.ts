@@ -158,34 +158,72 @@ export async function udpRoundTrips(dnsPort: number, name: string, count: number
   return out;
 }
 
+/** Milliseconds on a clock that agrees across processes on one machine (for a time sent by another). */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** How a probe asks: at most one query in flight, and at most one query per `intervalMs`. */
+export interface ProbeOptions {
+  /** Least time between two queries of one probe; 0 asks again as soon as an empty reply arrives. @default 1 */
+  intervalMs?: number;
+  /** Give up after this long. @default 5000 */
+  timeoutMs?: number;
+}
+
+/** When a probe first saw an answer (`epochMs()`, null if never) and how many queries it sent. */
+export interface ProbeResult {
+  answeredAt: number | null;
+  queries: number;
+}
+
 /**
- * Asks `name` A over UDP on its own socket, one query at a time, until an answer holds a record;
- * resolves with the milliseconds from the call to that answer (null after `timeoutMs`).
+ * Asks `name` A over UDP on its own socket, one query at a time and at most one per `intervalMs`
+ * (so many probes at once do not flood the responder), until an answer holds a record.
  */
-export function firstAnswerMs(dnsPort: number, name: string, timeoutMs = 5000): Promise<number | null> {
+export function probeUntilAnswered(
+  dnsPort: number,
+  name: string,
+  options: ProbeOptions = {},
+): Promise<ProbeResult> {
+  const intervalMs = options.intervalMs ?? 1;
+  const timeoutMs = options.timeoutMs ?? 5000;
   const socket = createSocket('udp4');
   const started = performance.now();
+  let lastSent = 0;
+  let queries = 0;
   let id = 1;
   return new Promise((resolve) => {
-    let retry: NodeJS.Timeout | undefined;
-    const finish = (value: number | null) => {
-      clearTimeout(retry);
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (answeredAt: number | null) => {
+      clearTimeout(timer);
       socket.close();
-      resolve(value);
+      resolve({ answeredAt, queries });
     };
     const ask = () => {
       if (performance.now() - started > timeoutMs) return finish(null);
       id = (id % 65_535) + 1;
+      lastSent = performance.now();
+      queries++;
       socket.send(queryPacket(name, 'A', id), dnsPort, '127.0.0.1');
       // A lost query or reply is asked again.
-      retry = setTimeout(ask, 200);
+      timer = setTimeout(ask, 200);
     };
     socket.on('message', (reply) => {
       if (reply.readUInt16BE(0) !== id) return;
-      clearTimeout(retry);
-      if ((dnsPacket.decode(reply).answers ?? []).length > 0) finish(performance.now() - started);
-      else ask();
+      clearTimeout(timer);
+      if ((dnsPacket.decode(reply).answers ?? []).length > 0) return finish(epochMs());
+      const wait = lastSent + intervalMs - performance.now();
+      if (wait <= 0) ask();
+      else timer = setTimeout(ask, wait);
     });
     ask();
   });
+}
+
+/** Milliseconds from the call to the first A answer for `name` (null after `timeoutMs`): one round trip when it exists. */
+export async function firstAnswerMs(dnsPort: number, name: string, timeoutMs = 5000): Promise<number | null> {
+  const from = epochMs();
+  const { answeredAt } = await probeUntilAnswered(dnsPort, name, { intervalMs: 0, timeoutMs });
+  return answeredAt === null ? null : answeredAt - from;
 }

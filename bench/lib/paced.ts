@@ -4,6 +4,8 @@ export interface PacedResult {
   failed: number;
   /** Not sent: `maxInFlight` calls were already waiting (the server fell behind the offered rate). */
   skipped: number;
+  /** Not sent: the call had nothing to act on (it resolved `'none'`, e.g. nobody left to deregister). */
+  none: number;
   /** Successful calls per second over the run. */
   perSec: number;
   /** The first few failure messages, for the figure's name or an error. */
@@ -17,10 +19,10 @@ export interface PacedResult {
 export async function paced(
   ratePerSec: number,
   seconds: number,
-  call: (i: number) => Promise<boolean>,
+  call: (i: number) => Promise<boolean | 'none'>,
   maxInFlight = 512,
 ): Promise<PacedResult> {
-  const result: PacedResult = { ok: 0, failed: 0, skipped: 0, perSec: 0, errors: [] };
+  const result: PacedResult = { ok: 0, failed: 0, skipped: 0, none: 0, perSec: 0, errors: [] };
   if (ratePerSec <= 0) return result;
   const started = performance.now();
   const pending = new Set<Promise<void>>();
@@ -36,7 +38,8 @@ export async function paced(
       }
       const one = call(i++).then(
         (ok) => {
-          if (ok) result.ok++;
+          if (ok === 'none') result.none++;
+          else if (ok) result.ok++;
           else result.failed++;
         },
         (error: unknown) => {
