@@ -23,8 +23,11 @@ export type ControlPlaneExtras = Record<string, string | number>;
 export async function startRegistryProcess(
   storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string },
   controlPlane: ControlPlaneExtras = {},
-  /** Another checkout's registry (a worktree of an older commit, for A/B runs), and node flags. */
-  source: { root?: string; nodeFlags?: string[] } = {},
+  /**
+   * Another checkout's registry (a worktree of an older commit, for A/B runs), node flags, and a
+   * command to run node under (e.g. valgrind and its flags; then allow a longer start).
+   */
+  source: { root?: string; nodeFlags?: string[]; launcher?: string[]; startTimeoutMs?: number } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
   const port = await freePort();
@@ -44,16 +47,23 @@ ${Object.entries({ heartbeat_interval: '60s', heartbeat_timeout: '300s', ...cont
   server: 127.0.0.1:${dnsPort}
 ${storageYaml}`;
   writeFileSync(join(dir, 'reach.yaml'), config);
+  const [command, ...launcherArgs] = [...(source.launcher ?? []), process.execPath];
   const child: ChildProcess = spawn(
-    process.execPath,
-    [...(source.nodeFlags ?? []), '--import', 'tsx', join(source.root ?? ROOT, 'apps/registry/src/main.ts')],
+    command!,
+    [
+      ...launcherArgs,
+      ...(source.nodeFlags ?? []),
+      '--import',
+      'tsx',
+      join(source.root ?? ROOT, 'apps/registry/src/main.ts'),
+    ],
     {
       env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = performance.now() + 30_000;
+  const deadline = performance.now() + (source.startTimeoutMs ?? 30_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error('registry exited during start');
     try {

@@ -1,0 +1,172 @@
+import { resolve } from 'node:path';
+import { registerLua, registerMany } from './lib/agents.js';
+import { cpuDuring } from './lib/cpu.js';
+import { spawnReady } from './lib/ready-child.js';
+import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
+import { wrk } from './lib/wrk.js';
+
+/**
+ * A/B of registrations across checkouts: `tsx bench/register-ab.ts <checkout> [<checkout>…]` starts
+ * one registry per checkout (embedded store, as the registry suite starts it), fills each with
+ * BENCH_REGISTER_INSTANCES instances, runs one unrecorded wrk warm-up of registrations on each (so
+ * the 50 declarations wrk sends are known and the JIT is warm), then alternates wrk runs of
+ * registrations (32 connections, `registerLua()`, BENCH_SECONDS each, BENCH_ROUNDS rounds, the order
+ * flipped every round). Each run reports registrations/s and the registry's CPU microseconds per
+ * registration (user + system from /proc, so a loaded machine moves it less than requests/s).
+ * Reference in the same rounds: a node:http hello-world in its own process, CPU per request.
+ * BENCH_CPU_PROF=<dir> writes a `--cpu-prof` profile of each registry into <dir>/<index> when it stops.
+ */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const INSTANCES = Number(process.env.BENCH_REGISTER_INSTANCES ?? 1000);
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+/** Registrations counted under callgrind (0: the wrk rounds instead). */
+const CALLGRIND = Number(process.env.BENCH_CALLGRIND ?? 0);
+
+const roots = process.argv.slice(2).map((root) => resolve(root));
+if (roots.length === 0) throw new Error('usage: tsx bench/register-ab.ts <checkout> [<checkout>…]');
+if (CALLGRIND > 0) {
+  await instructionsPerRegistration();
+  process.exit(0);
+}
+
+interface Target {
+  name: string;
+  url: string;
+  pid: number;
+  lua?: string;
+  cpuUs: number[];
+  rps: number[];
+}
+const registries: RegistryProcess[] = [];
+const targets: Target[] = [];
+const hello = await spawnReady<{ url: string }>(resolve(import.meta.dirname, 'lib/hello-main.ts'), {});
+try {
+  for (const [i, root] of roots.entries()) {
+    const nodeFlags =
+      PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR, String(i))}`];
+    const registry = await startRegistryProcess({ type: 'embedded' }, {}, { root, nodeFlags });
+    registries.push(registry);
+    await registerMany(registry.url, INSTANCES);
+    const warm = await wrk(`${registry.url}/v1/agents`, { seconds: 1, lua: registerLua() });
+    if (warm.non2xx > 0) throw new Error(`${root}: ${warm.non2xx} registrations were refused`);
+    targets.push({
+      name: root,
+      url: `${registry.url}/v1/agents`,
+      pid: registry.pid,
+      lua: registerLua(),
+      cpuUs: [],
+      rps: [],
+    });
+    process.stdout.write(`${root}: ${INSTANCES} instances + ${warm.requests} warm-up registrations\n`);
+  }
+  targets.push({
+    name: 'node:http hello-world (own process)',
+    url: hello.ready.url,
+    pid: hello.pid,
+    cpuUs: [],
+    rps: [],
+  });
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) {
+      const { result, cpuMs: used } = await cpuDuring([target.pid], () =>
+        wrk(target.url, { seconds: SECONDS, ...(target.lua ? { lua: target.lua } : {}) }),
+      );
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`);
+      const us = (used * 1000) / Math.max(1, result.requests);
+      target.cpuUs.push(us);
+      target.rps.push(result.requestsPerSec);
+      process.stdout.write(
+        `round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSec)} req/s, ${us.toFixed(1)} µs CPU/request (${result.requests} requests)\n`,
+      );
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  process.stdout.write(
+    '\n| checkout | CPU µs per request (median; each run) | req/s (median) |\n|---|---|---|\n',
+  );
+  for (const t of targets) {
+    process.stdout.write(
+      `| ${t.name} | ${median(t.cpuUs).toFixed(1)} (${t.cpuUs.map((x) => x.toFixed(1)).join(' / ')}) | ${Math.round(median(t.rps))} |\n`,
+    );
+  }
+} finally {
+  for (const registry of registries) await registry.stop();
+  await hello.stop();
+}
+
+/**
+ * BENCH_CALLGRIND=<n>: instructions (valgrind callgrind's Ir, every thread of the registry) per
+ * registration over <n> registrations of new instances, after the fill and a warm-up of 500, each
+ * checkout in turn. Instrumentation is off until the counted registrations (node starts ~10× slower
+ * under valgrind even so) and on only for them; instruction counts do not move with machine load.
+ */
+async function instructionsPerRegistration(): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const run = promisify(execFile);
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'reach-register-cg-'));
+  // callgrind_control waits for valgrind to poll its command, which an idle event loop does not do.
+  const control = async (url: string, pid: number, args: string[]) => {
+    let done = false;
+    const poke = (async () => {
+      while (!done) await fetch(`${url}/healthz`).catch(() => undefined);
+    })();
+    try {
+      return (await run('callgrind_control', [...args, String(pid)])).stdout;
+    } finally {
+      done = true;
+      await poke;
+    }
+  };
+  try {
+    for (const [i, root] of roots.entries()) {
+      const registry = await startRegistryProcess(
+        { type: 'embedded' },
+        {},
+        {
+          root,
+          launcher: [
+            'valgrind',
+            '--tool=callgrind',
+            '--instr-atstart=no',
+            '--smc-check=all-non-file',
+            `--callgrind-out-file=${join(dir, `callgrind.${i}.out`)}`,
+          ],
+          startTimeoutMs: 600_000,
+        },
+      );
+      try {
+        await registerMany(registry.url, INSTANCES);
+        await registerMany(registry.url, 500);
+        await control(registry.url, registry.pid, ['-i', 'on']);
+        const before = threadInstructions(await control(registry.url, registry.pid, ['-e', 'Ir']));
+        await registerMany(registry.url, CALLGRIND);
+        const after = threadInstructions(await control(registry.url, registry.pid, ['-e', 'Ir']));
+        const per = (thread: (counts: Map<number, number>) => number) =>
+          Math.round((thread(after) - thread(before)) / CALLGRIND);
+        const all = (counts: Map<number, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+        process.stdout.write(
+          `${root}: ${per((c) => c.get(1) ?? 0)} instructions per registration on the main thread, ${per(all)} in all threads (${CALLGRIND} registrations)\n`,
+        );
+      } finally {
+        await registry.stop();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `callgrind_control -e Ir` output (`Th 1  313,087,435` lines) as instructions by thread. */
+function threadInstructions(text: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const [, thread, ir] of text.matchAll(/Th\s*(\d+)\s+([\d,]+)/g))
+    counts.set(Number(thread), Number(ir!.replaceAll(',', '')));
+  return counts;
+}
