@@ -2,7 +2,6 @@ import {
   AgentName,
   DeclarationVersion,
   HeartbeatRequest,
-  RegisterRequest,
   VerifyVersionRequest,
 } from '@agent-reach/sdk/protocol';
 import { Hono } from 'hono';
@@ -11,14 +10,16 @@ import { readJson } from '../http/read-json.js';
 import { parseOrThrow } from '../http/validation.js';
 import type { RegistrationVerbs } from '../registration/index.js';
 import { instanceIdParam } from './instance-id-param.js';
+import { RegisterRequestParser } from './register-request.js';
 import { DOCS, ListQuery } from './route-docs.js';
 
 /** The registration API (ARCHITECTURE section 11); routes only validate, call one verb and answer. */
 export function agentRoutes(verbs: RegistrationVerbs): Hono {
   const app = new Hono();
+  const registrations = new RegisterRequestParser();
 
   app.post('/v1/agents', DOCS.register, async (c) => {
-    const request = parseOrThrow(RegisterRequest, await readJson(c), 'registration');
+    const request = registrations.parse(await readJson(c));
     return c.json(await verbs.register(request, requestHeader(c, 'authorization')), 201);
   });
 

@@ -33,7 +33,16 @@ export function declarationContent(declaration: Declaration): string {
   return canonical(declaration, 'change_reason');
 }
 
+// Declarations are never changed after parsing and one object serves many registrations (the
+// register route reuses the parse of a declaration text it has seen), so each is digested once.
+const digests = new WeakMap<Declaration, string>();
+
 /** sha256 (hex) of `declarationContent`. */
 export function contentDigest(declaration: Declaration): string {
-  return hash('sha256', declarationContent(declaration), 'hex');
+  let digest = digests.get(declaration);
+  if (digest === undefined) {
+    digest = hash('sha256', declarationContent(declaration), 'hex');
+    digests.set(declaration, digest);
+  }
+  return digest;
 }
