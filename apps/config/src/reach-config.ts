@@ -209,6 +209,11 @@ export const DnsConfig = z
      * instances (a second V8 isolate, its module loader, a second copy of the zone).
      */
     responder_thread: z.boolean().default(false),
+    /**
+     * The `/skydns/` projection of every registration, for stock CoreDNS's etcd plugin: `auto` writes it
+     * where another process can read the store (etcd) and not on the embedded store; `on` / `off` force it.
+     */
+    skydns_projection: z.enum(['auto', 'on', 'off']).default('auto'),
     /** DNS over TCP: connections idle this long close; more than `max_connections` are refused. */
     tcp: z
       .object({

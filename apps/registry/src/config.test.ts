@@ -16,6 +16,7 @@ describe('loadRegistryConfig', () => {
     });
     expect([...config.catalog]).toContain('security_review');
     expect(config.logLevel).toBe('info');
+    expect(config.reach.dns.skydns_projection).toBe('auto');
     expect(loadRegistryConfig({ LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
   });
 
@@ -61,6 +62,7 @@ describe('loadRegistryConfig', () => {
         'control_plane.tokens.0',
       ],
       ['control_plane: { max_body_bytes: 10 }', {}, 'control_plane.max_body_bytes'],
+      ['dns: { skydns_projection: yes }', {}, 'dns.skydns_projection'],
       ['', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     ];
     for (const [yaml, env, key] of bad) {

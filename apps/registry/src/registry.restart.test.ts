@@ -10,7 +10,8 @@ afterEach(async () => {
 
 describe('a registry restart on the embedded store', () => {
   it('keeps live registrations, their lease tokens and the declaration history', async () => {
-    t = await startTestRegistry();
+    // With the SkyDNS projection on, so lease-bound keys beside the record are seen to survive too.
+    t = await startTestRegistry({ config: { dns: { skydns_projection: 'on' } } });
     const first = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
     const id = first.body.instance_id as string;
     const token = first.body.lease_token as string;
@@ -49,5 +50,30 @@ describe('a registry restart on the embedded store', () => {
     // The new version is still known: registering it again adds no history entry.
     await call(t.registry.app, 'POST', '/v1/agents', registerBody(8003, { version: '2' }));
     expect(await t.store.list('/reach/declarations/summarizer-v2/')).toHaveLength(2);
+  });
+
+  it('drops the SkyDNS keys of a journal written with the projection (older versions) and keeps the instances', async () => {
+    t = await startTestRegistry({ config: { dns: { skydns_projection: 'on' } } });
+    const first = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
+    const id = first.body.instance_id as string;
+    const token = first.body.lease_token as string;
+    const written = (await t.store.list('/skydns/')).map((kv) => kv.key);
+    expect(written).toContain('/skydns/internal/agents/dns/ns/ns');
+    expect(written).toContain(`/skydns/internal/agents/_tcp/_summarize/${id}`);
+    await t.stop();
+
+    // Today's default on the embedded store: no projection, and none carried over.
+    t = await startTestRegistry({ dir: t.dir, clock: t.clock });
+    expect(await t.store.list('/skydns/')).toEqual([]);
+    expect(t.logs).toContainEqual(expect.objectContaining({ removed: written.length }));
+    expect(await t.store.get(`/reach/instances/${id}`)).not.toBeNull();
+    const beat = await call(t.registry.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq: 1 }, bearer(token));
+    expect(beat.status).toBe(200);
+    const zone = await (await t.registry.app.request('/v1/zone')).text();
+    expect(zone).toContain(`${id}.agents.internal.`);
+    // The removal was journaled: the next start finds nothing to remove.
+    t = await t.restart();
+    expect(await t.store.list('/skydns/')).toEqual([]);
+    expect(t.logs.some((line) => 'removed' in line)).toBe(false);
   });
 });

@@ -26,7 +26,7 @@ import {
   type RegistrationVerbs,
 } from './registration/index.js';
 import { RoutingService, toConflictView } from './routing/index.js';
-import { nameServerSkydnsEntry } from './skydns/index.js';
+import { nameServerSkydnsEntry, removeSkydnsProjection } from './skydns/index.js';
 import { KEYS } from './store/keys.js';
 import type { RegistryStore } from './store/store.js';
 import { skydnsTargetOf } from './weights/index.js';
@@ -131,6 +131,8 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     options.processMetrics ?? false,
   );
   const authority = new TokenAuthority(config.tokens);
+  // Written only where CoreDNS's etcd plugin can read it (or as `dns.skydns_projection` says).
+  const skydns = skydnsTargetOf(config, store);
   const identities = new InstanceIdentities(store, logger);
   const declarations = await DeclarationLog.start({
     store,
@@ -142,6 +144,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const verbs = createRegistrationVerbs({
     config,
     store,
+    ...(skydns ? { skydns } : {}),
     instances,
     table: liveness,
     facts,
@@ -189,7 +192,6 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     zone,
   };
   const cp = config.reach.control_plane;
-  const skydns = skydnsTargetOf(config);
   const routing = new RoutingService({
     store,
     instances,
@@ -208,8 +210,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
       keepHistoryMs: config.instanceIdRetentionMs,
       warmupMs: cp.warmup,
       routeCacheTtlMs: cp.route_cache_ttl,
-      zone: skydns.zone,
-      ttlSec: skydns.ttlSec,
+      ...(skydns ? { skydns } : {}),
     },
   });
   /** Stops what runs from here on, latest first (also on a failed start). */
@@ -223,9 +224,15 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     await instances.close();
   };
   try {
-    // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
-    const ns = await nameServerSkydnsEntry(config.reach, skydns.ttlSec);
-    if (ns !== undefined) await store.commit({ puts: [ns] });
+    if (skydns) {
+      // CoreDNS's apex NS comes from this key: without it, its NS answer names nothing that exists.
+      const ns = await nameServerSkydnsEntry(config.reach, skydns.ttlSec);
+      if (ns !== undefined) await store.commit({ puts: [ns] });
+    } else {
+      // A projection written before (an older embedded journal) has no reader and would only be carried.
+      const removed = await removeSkydnsProjection(store, config.zone);
+      if (removed > 0) logger.info({ removed }, 'removed SkyDNS keys: this store gets no SkyDNS projection');
+    }
     if (options.sweep !== false) await sweeper.start();
     await routing.start(zone);
   } catch (error) {

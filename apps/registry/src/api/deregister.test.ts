@@ -11,7 +11,8 @@ async function instanceSkydnsKeys() {
   return (await t.store.list('/skydns/')).filter((kv) => kv.key !== '/skydns/internal/agents/dns/ns/ns');
 }
 beforeEach(async () => {
-  t = await startTestRegistry();
+  // With the SkyDNS projection (off by default on the embedded store), so its keys are checked too.
+  t = await startTestRegistry({ config: { dns: { skydns_projection: 'on' } } });
 });
 afterEach(async () => {
   await t.cleanup();

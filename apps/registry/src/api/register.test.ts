@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerBody } from '../testing/fixtures.js';
 import { bearer, call } from '../testing/http.js';
-import { startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
+import { settle, startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
 
 let t: TestRegistry;
+/** The embedded store gets no SkyDNS projection unless told: these tests check it where it is written. */
+const PROJECTED = { dns: { skydns_projection: 'on' as const } };
 
 /** The SkyDNS keys of instances: all but the zone's own name-server key, written at start. */
 async function instanceSkydnsKeys() {
@@ -25,7 +27,7 @@ async function storedKeys(): Promise<string[]> {
 
 describe('POST /v1/agents', () => {
   beforeEach(async () => {
-    t = await startTestRegistry();
+    t = await startTestRegistry({ config: PROJECTED });
   });
 
   it('registers: instance id, lease token, intervals; record, SkyDNS keys and history stored in one go', async () => {
@@ -122,6 +124,7 @@ describe('bad registrations get a 4xx with a code, and nothing is stored', () =>
   beforeEach(async () => {
     t = await startTestRegistry({
       config: {
+        ...PROJECTED,
         control_plane: {
           tokens: [
             { name: 'text', token: 'text-token-1', capabilities: ['summarize'] },
@@ -216,7 +219,7 @@ describe('bad registrations get a 4xx with a code, and nothing is stored', () =>
 
 describe('a registration the store does not take', () => {
   it('revokes its lease so nothing is left half-stored', async () => {
-    t = await startTestRegistry();
+    t = await startTestRegistry({ config: PROJECTED });
     const original = t.store.commit.bind(t.store);
     t.store.commit = async () => {
       throw new Error('disk full');
@@ -228,5 +231,20 @@ describe('a registration the store does not take', () => {
     // The version was not recorded, so the next registration records it.
     expect((await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001))).status).toBe(201);
     expect(await t.store.list('/reach/declarations/')).toHaveLength(1);
+  });
+});
+
+describe('the embedded store by default', () => {
+  it('gets no SkyDNS projection (no reader: CoreDNS reads etcd) while the responder still answers', async () => {
+    t = await startTestRegistry();
+    const reply = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
+    expect(reply.status).toBe(201);
+    const id = reply.body.instance_id as string;
+    expect(await t.store.get(`/reach/instances/${id}`)).not.toBeNull();
+    expect(await t.store.list('/skydns/')).toEqual([]);
+    // The responder serves from the /reach/ records: the instance is in the zone all the same.
+    await settle();
+    const zone = await (await t.registry.app.request('/v1/zone')).text();
+    expect(zone).toMatch(new RegExp(`_summarize\\._tcp\\.agents\\.internal\\.\\s.*SRV.*${id}`));
   });
 });

@@ -14,7 +14,7 @@ import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import type { PutOp } from '../store/store.js';
 import { withSpan } from '../telemetry/index.js';
-import { instanceSkydns, skydnsTargetOf } from '../weights/instance-skydns.js';
+import { instanceSkydns } from '../weights/instance-skydns.js';
 import { newInstanceId } from './instance-id.js';
 import type { RegistrationDeps } from './registration-deps.js';
 
@@ -53,12 +53,12 @@ export function createRegister(deps: RegistrationDeps) {
     metrics,
     clock,
     logger,
+    skydns,
   } = deps;
   // Ids handed out whose registration has not reached the liveness table yet.
   const reserved = new Set<string>();
   const taken = (id: string) =>
     reserved.has(id) || table.get(id) !== undefined || instances.get(id) !== undefined;
-  const skydns = skydnsTargetOf(config);
 
   async function commitRegistration(
     request: RegisterRequest,
@@ -97,8 +97,10 @@ export function createRegister(deps: RegistrationDeps) {
       const value = JSON.stringify(record);
       const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
       // Published with the declaration's weight until the leader publishes a computed one.
-      for (const entry of instanceSkydns(record, skydns, 'all'))
-        puts.push({ key: entry.key, value: entry.value, lease });
+      if (skydns) {
+        for (const entry of instanceSkydns(record, skydns, 'all'))
+          puts.push({ key: entry.key, value: entry.value, lease });
+      }
       puts.push(identities.entry(instanceId, declaration.agent_name, record.lease_token_hash));
       if (isNewVersion) puts.push(declarations.entry(declaration, now, tokenName));
       if (bindsName && tokenName !== null) puts.push(owners.entry(declaration.agent_name, tokenName, now));

@@ -8,6 +8,7 @@ import type { InstanceSource } from '../instances/instance-source.js';
 import type { LivenessEntry, LivenessTable } from '../liveness/liveness-table.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import type { RegistryStore } from '../store/store.js';
+import type { SkydnsTarget } from '../weights/instance-skydns.js';
 import type { DeclarationLog } from './declaration-log.js';
 import type { InstanceIdentities } from './instance-identities.js';
 import type { NameOwners } from './name-owners.js';
@@ -29,6 +30,8 @@ export interface RegistrationDeps {
   metrics: RegistryMetrics;
   clock: Clock;
   logger: Logger;
+  /** Where the instance's SkyDNS projection goes; none: the store gets no projection (`skydnsTargetOf`). */
+  skydns?: SkydnsTarget;
   /** Opens a `reach.register` span per registration (when OTLP export is configured). */
   tracer?: Tracer;
 }

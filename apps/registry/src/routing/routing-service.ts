@@ -8,6 +8,7 @@ import type { TokenAuthority } from '../auth/token-authority.js';
 import { RouteHistory } from '../governance/route-history.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryStore } from '../store/store.js';
+import type { SkydnsTarget } from '../weights/instance-skydns.js';
 import type { WeightOf } from '../weights/weight-of.js';
 import { WeightPublisher } from '../weights/weight-publisher.js';
 import { WeightTable } from '../weights/weight-table.js';
@@ -42,9 +43,8 @@ export interface RoutingServiceDeps {
     warmupMs: number;
     /** `control_plane.route_cache_ttl`. */
     routeCacheTtlMs: number;
-    /** The DNS zone and record TTL, for rewriting SkyDNS messages with published weights. */
-    zone: string;
-    ttlSec: number;
+    /** Where SkyDNS messages are rewritten with published weights; none when the store gets no projection. */
+    skydns?: SkydnsTarget;
     /** Most share of an instance's outcome evidence one authenticated caller may hold. */
     callerShare?: number;
     /** How long a removed instance's routing history is kept for a re-registration under its id. */
@@ -132,7 +132,7 @@ export class RoutingService {
       table: weights,
       clock: deps.clock,
       isLeader: deps.isLeader,
-      skydns: { zone: deps.config.zone, ttlSec: deps.config.ttlSec },
+      ...(deps.config.skydns ? { skydns: deps.config.skydns } : {}),
     });
     const log = (what: string) => (error: unknown) => deps.logger.error({ err: error }, `${what} failed`);
     this.stops.push(publisher.start(deps.config.weightIntervalMs ?? 5000, log('weight publication')));

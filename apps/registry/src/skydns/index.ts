@@ -10,3 +10,4 @@ export {
   srvEntries,
 } from './skydns-entries.js';
 export { skydnsName, skydnsPath } from './skydns-path.js';
+export { removeSkydnsProjection } from './stale-projection.js';

@@ -46,6 +46,11 @@ export interface Leadership {
 export interface RegistryStore {
   readonly kind: 'embedded' | 'etcd';
   /**
+   * Whether processes other than the registry read this store (CoreDNS's etcd plugin reads etcd);
+   * the SkyDNS projection is written by default only where someone can read it.
+   */
+  readonly externalReaders: boolean;
+  /**
    * Creates a lease that expires `ttlMs` after its last keep-alive (rounded up to whole seconds on
    * etcd, where under load it may come from leases granted up to 50 ms before: see lease-pool.ts).
    */

@@ -3,13 +3,25 @@ import { skydnsName } from '../skydns/index.js';
 import { instanceRecord } from '../testing/fixtures.js';
 import { instanceSkydns, skydnsTargetOf } from './instance-skydns.js';
 
-const target = skydnsTargetOf({ zone: 'agents.internal', heartbeatTimeoutMs: 14_200 });
+const projected = (mode: 'auto' | 'on' | 'off', externalReaders: boolean) =>
+  skydnsTargetOf(
+    { zone: 'agents.internal', heartbeatTimeoutMs: 14_200, reach: { dns: { skydns_projection: mode } } },
+    { externalReaders },
+  );
+const target = projected('on', false)!;
 const valueAt = (entries: { key: string; value: string }[], name: string) =>
   JSON.parse(entries.find((entry) => skydnsName(entry.key) === name)!.value);
 
 describe('instanceSkydns', () => {
   it('takes its TTL from the heartbeat timeout, rounded up to whole seconds', () => {
     expect(target).toEqual({ zone: 'agents.internal', ttlSec: 15 });
+  });
+
+  it('projects by default only to a store that another process reads (etcd), unless told on or off', () => {
+    expect(projected('auto', true)).toEqual(target);
+    expect(projected('auto', false)).toBeUndefined();
+    expect(projected('on', false)).toEqual(target);
+    expect(projected('off', true)).toBeUndefined();
   });
 
   it('publishes a new registration with the declaration’s weight at the default priority', () => {

@@ -45,6 +45,8 @@ function checkKey(key: unknown, what: string): asserts key is string {
 /** etcd semantics in one process: leases on the monotonic clock, atomic commits, watches, elections, a journal. */
 export class EmbeddedStore implements RegistryStore {
   readonly kind = 'embedded' as const;
+  // In-process: nothing but this registry can read it.
+  readonly externalReaders = false;
   readonly #leases: LeaseTable;
   readonly #kv: KvState;
   readonly #hub: WatchHub;

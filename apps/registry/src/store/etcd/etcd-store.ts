@@ -42,6 +42,8 @@ const MAX_TXN_OPS = 128;
 /** The registry store on a real etcd cluster: leases, one transaction per commit, watches, elections. */
 export class EtcdStore implements RegistryStore {
   readonly kind = 'etcd' as const;
+  // CoreDNS's etcd plugin reads the SkyDNS projection from here.
+  readonly externalReaders = true;
   readonly #client: Etcd3;
   /** LeaseGrant and Txn, the calls of every registration, on a lighter path than #client's. */
   readonly #unary: EtcdUnaryClient;
