@@ -214,6 +214,12 @@ export const DnsConfig = z
      * where another process can read the store (etcd) and not on the embedded store; `on` / `off` force it.
      */
     skydns_projection: z.enum(['auto', 'on', 'off']).default('auto'),
+    /**
+     * Child processes that answer UDP beside the main thread, all reading the responder's one UDP
+     * socket (TCP stays on the main thread): a reader per core lifts UDP throughput past one Node
+     * thread's socket cost. Each holds a copy of the zone (docs/registry.md). 0: none.
+     */
+    responder_processes: z.number().int().min(0).max(64).default(0),
     /** DNS over TCP: connections idle this long close; more than `max_connections` are refused. */
     tcp: z
       .object({
@@ -223,7 +229,11 @@ export const DnsConfig = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .refine((d) => !(d.responder_thread && d.responder_processes > 0), {
+    message: "responder_processes share the main thread's socket: set it or responder_thread, not both",
+    path: ['responder_processes'],
+  });
 
 /** An OpenAI-compatible model provider. */
 export const ProviderConfig = z

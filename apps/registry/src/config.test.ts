@@ -63,6 +63,9 @@ describe('loadRegistryConfig', () => {
       ],
       ['control_plane: { max_body_bytes: 10 }', {}, 'control_plane.max_body_bytes'],
       ['dns: { skydns_projection: yes }', {}, 'dns.skydns_projection'],
+      ['dns: { responder_processes: -1 }', {}, 'dns.responder_processes'],
+      ['dns: { responder_processes: 1.5 }', {}, 'dns.responder_processes'],
+      ['dns: { responder_processes: 2, responder_thread: true }', {}, 'dns.responder_processes'],
       ['', { LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     ];
     for (const [yaml, env, key] of bad) {
@@ -74,6 +77,8 @@ describe('loadRegistryConfig', () => {
 
   it('builds from an in-memory object', () => {
     expect(registryConfigFrom({ control_plane: { max_body_bytes: 2048 } }).maxBodyBytes).toBe(2048);
+    expect(registryConfigFrom({}).reach.dns.responder_processes).toBe(0);
+    expect(registryConfigFrom({ dns: { responder_processes: 2 } }).reach.dns.responder_processes).toBe(2);
     expect(() => registryConfigFrom({ dns: { zone: 'UPPER' } })).toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }),
     );

@@ -4,7 +4,17 @@ export { compileDnsOptions, type DnsOptions } from './dns-config.js';
 export { instanceSvcParams } from './instance-entry.js';
 export { handleMessage, type SnapshotProvider, type Transport } from './packet-handler.js';
 export { createRegistryZone, startRegistryDns } from './registry-dns.js';
-export { type DnsResponder, type DnsResponderOptions, startDnsResponder } from './responder.js';
+export {
+  type DnsResponder,
+  type DnsResponderOptions,
+  type LocalDnsResponder,
+  startDnsResponder,
+} from './responder.js';
+export {
+  type DnsResponderProcesses,
+  type DnsResponderProcessesOptions,
+  startDnsResponderProcesses,
+} from './responder-processes.js';
 export {
   type DnsResponderThread,
   type DnsResponderThreadOptions,

@@ -3,7 +3,8 @@ import type { RegistryConfig } from '../config.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { compileDnsOptions } from './dns-config.js';
-import { type DnsResponder, startDnsResponder } from './responder.js';
+import { type DnsResponder, type LocalDnsResponder, startDnsResponder } from './responder.js';
+import { type DnsResponderProcesses, startDnsResponderProcesses } from './responder-processes.js';
 import { startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';
 
@@ -21,19 +22,21 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
 
 /**
  * Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`): on the main
- * thread, or on a thread of its own when `dns.responder_thread` is set.
+ * thread (joined on UDP by `dns.responder_processes` child processes), or on a thread of its own when
+ * `dns.responder_thread` is set.
  */
-export function startRegistryDns(
+export async function startRegistryDns(
   registry: { zone: Zone; config: RegistryConfig; logger: Logger; metrics?: RegistryMetrics },
   listen: { host: string; port: number } = compileDnsOptions(registry.config.reach).listen,
 ): Promise<DnsResponder> {
   const onError = (err: Error) => registry.logger.warn({ err }, 'dns responder socket error');
   const tcp = registry.config.reach.dns.tcp;
   const limits = { tcpIdleTimeoutMs: tcp.idle_timeout, maxTcpConnections: tcp.max_connections };
-  if (!registry.config.reach.dns.responder_thread) {
+  const { responder_thread: thread, responder_processes: processes } = registry.config.reach.dns;
+  if (!thread) {
     const tcpStats = { open: 0, dropped: 0, idleClosed: 0 };
     registry.metrics?.watchConnections('dns_tcp', tcpStats);
-    return startDnsResponder({
+    const responder = startDnsResponder({
       zone: registry.zone,
       host: listen.host,
       port: listen.port,
@@ -41,6 +44,7 @@ export function startRegistryDns(
       tcpStats,
       ...limits,
     });
+    return processes === 0 ? responder : withProcesses(registry, await responder, processes, onError);
   }
   return startDnsResponderThread({
     zone: registry.zone,
@@ -51,4 +55,36 @@ export function startRegistryDns(
     onRestart: (err, delayMs) =>
       registry.logger.error({ err, delay_ms: delayMs }, 'dns responder thread died; starting a new one'),
   });
+}
+
+/** The main thread's responder joined by `count` processes reading its UDP socket; stops them first. */
+async function withProcesses(
+  registry: { zone: Zone; logger: Logger },
+  responder: LocalDnsResponder,
+  count: number,
+  onError: (error: Error) => void,
+): Promise<DnsResponder & { processes: DnsResponderProcesses }> {
+  const processes = await startDnsResponderProcesses({
+    zone: registry.zone,
+    udp: responder.udp,
+    count,
+    onError,
+    onRestart: (index, err, delayMs) =>
+      registry.logger.error(
+        { err, process: index, delay_ms: delayMs },
+        'dns responder process died; starting a new one',
+      ),
+  }).catch(async (error: unknown) => {
+    await responder.stop();
+    throw error;
+  });
+  return {
+    host: responder.host,
+    port: responder.port,
+    processes,
+    stop: async () => {
+      await processes.stop();
+      await responder.stop();
+    },
+  };
 }

@@ -35,6 +35,54 @@ export interface DnsResponder {
   stop(): Promise<void>;
 }
 
+/** A responder on this thread: its UDP socket can be shared with responder processes. */
+export interface LocalDnsResponder extends DnsResponder {
+  readonly udp: UdpSocket;
+}
+
+/** Answers every query that arrives on `udp` from `zone`. */
+export function answerUdp(
+  udp: UdpSocket,
+  zone: SnapshotProvider,
+  cache: AnswerCache | undefined,
+  onError: (error: Error) => void,
+): void {
+  // One callback for every send, not a closure per packet (without one, send errors vanish silently).
+  const sent = (error: Error | null) => {
+    if (error) onError(error);
+  };
+  udp.on('message', (msg, rinfo) => {
+    const reply = handleMessage(zone, msg, 'udp', cache);
+    if (reply !== null) udp.send(reply, rinfo.port, rinfo.address, sent);
+  });
+}
+
+/** An answer cache of `entries` replies, or none for 0. */
+const answerCacheOf = (entries = 10_000): AnswerCache | undefined =>
+  entries > 0 ? new AnswerCache(entries) : undefined;
+
+/**
+ * Answers UDP on a socket bound elsewhere (a responder process on the registry's socket, passed over
+ * IPC); stopping closes only this process's copy of it.
+ */
+export function answerOnSocket(
+  options: Pick<DnsResponderOptions, 'zone' | 'answerCacheEntries' | 'onError'> & { udp: UdpSocket },
+): DnsResponder {
+  const { udp, zone, onError = () => {} } = options;
+  udp.on('error', onError);
+  answerUdp(udp, zone, answerCacheOf(options.answerCacheEntries), onError);
+  const { address, port } = udp.address();
+  let stopped: Promise<void> | undefined;
+  return {
+    host: address,
+    port,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => udp.close(() => resolve()));
+      return stopped;
+    },
+  };
+}
+
 function bindUdp(host: string, port: number, onError: (e: Error) => void): Promise<UdpSocket> {
   const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
   return new Promise((resolve, reject) => {
@@ -82,7 +130,7 @@ async function bindBoth(
 }
 
 /** Starts the authoritative DNS responder on UDP and TCP; resolves once both are listening. */
-export async function startDnsResponder(options: DnsResponderOptions): Promise<DnsResponder> {
+export async function startDnsResponder(options: DnsResponderOptions): Promise<LocalDnsResponder> {
   const host = options.host ?? '127.0.0.1';
   const onError = options.onError ?? (() => {});
   const limits = {
@@ -90,8 +138,7 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
     maxQueryBytes: options.maxQueryBytes ?? 4096,
   };
   const { zone } = options;
-  const entries = options.answerCacheEntries ?? 10_000;
-  const cache = entries > 0 ? new AnswerCache(entries) : undefined;
+  const cache = answerCacheOf(options.answerCacheEntries);
   const connections = new Set<Socket>();
   const handleTcp = (msg: Buffer) => handleMessage(zone, msg, 'tcp', cache);
   const stats = options.tcpStats ?? { open: 0, dropped: 0, idleClosed: 0 };
@@ -113,18 +160,12 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
   });
   server.on('error', onError);
   const { udp, port } = await bindBoth(host, options.port ?? 8053, server, onError);
-  // One callback for every send, not a closure per packet (without one, send errors vanish silently).
-  const sent = (error: Error | null) => {
-    if (error) onError(error);
-  };
-  udp.on('message', (msg, rinfo) => {
-    const reply = handleMessage(zone, msg, 'udp', cache);
-    if (reply !== null) udp.send(reply, rinfo.port, rinfo.address, sent);
-  });
+  answerUdp(udp, zone, cache, onError);
   let stopped: Promise<void> | undefined;
   return {
     host,
     port,
+    udp,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         udp.close();
