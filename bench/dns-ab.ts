@@ -7,7 +7,7 @@ import { registerMany } from './lib/agents.js';
 import { cpuDuring } from './lib/cpu.js';
 import { stableZone, wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { dnsperf } from './lib/dnsperf.js';
-import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
+import { type RegistryProcess, rssMbOf, startRegistryProcess } from './lib/registry-process.js';
 import { startUdpEcho } from './lib/udp-echo.js';
 
 /**
@@ -18,7 +18,9 @@ import { startUdpEcho } from './lib/udp-echo.js';
  * (from /proc, so a loaded machine moves it less than q/s). BENCH_CPU_PROF=<dir> writes a
  * `--cpu-prof` profile of each registry into <dir> when it stops. References, measured in the same
  * rounds: knot on the first checkout's zone, and a Node UDP echo server (the floor of one Node
- * thread's socket cost, no DNS work); BENCH_DNS_REFERENCES=0 leaves them out.
+ * thread's socket cost, no DNS work); BENCH_DNS_REFERENCES=0 leaves them out. BENCH_DNS_PROCESSES=0,1,2
+ * starts each checkout once per `dns.responder_processes` value (CPU per query then counts the
+ * registry and its responder processes together).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -31,15 +33,19 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const ZONE = 'agents.internal';
 /** Also knot (the first checkout's zone) and a Node UDP echo server: what one Node thread's sockets cost alone. */
 const REFERENCES = process.env.BENCH_DNS_REFERENCES !== '0';
+/** `dns.responder_processes` values to run each checkout with (0: the key is left out, as for older checkouts). */
+const PROCESSES = (process.env.BENCH_DNS_PROCESSES ?? '0').split(',').map(Number);
 
 requireTool('dnsperf');
 const roots = process.argv.slice(2).map((root) => resolve(root));
+const variants = roots.flatMap((root) => PROCESSES.map((processes) => ({ root, processes })));
 if (roots.length === 0) throw new Error('usage: tsx bench/dns-ab.ts <checkout> [<checkout>…]');
 const dir = mkdtempSync(join(tmpdir(), 'reach-dns-ab-'));
 interface Server {
   name: string;
   port: number;
-  pid: number;
+  /** Every process whose CPU the server's queries cost. */
+  pids: () => number[];
   queries: string;
 }
 const servers: Server[] = [];
@@ -47,32 +53,42 @@ const registries: RegistryProcess[] = [];
 let knot: RunningKnot | undefined;
 let echo: { port: number; pid: number; stop(): Promise<void> } | undefined;
 try {
-  for (const [i, root] of roots.entries()) {
+  for (const [i, { root, processes }] of variants.entries()) {
     const nodeFlags =
       PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR, String(i))}`];
     const registry = await startRegistryProcess(
       { type: 'embedded' },
       { warmup: 0, heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
       { root, nodeFlags },
+      processes === 0 ? {} : { responder_processes: processes },
     );
     registries.push(registry);
     await registerMany(registry.url, INSTANCES);
     const zoneText = await stableZone(registry.url);
     const mix = wideMix(zoneText, ZONE, INSTANCES);
     const queries = writeQueryFile(join(dir, `queries-${i}.txt`), mix);
-    servers.push({ name: root, port: registry.dnsPort, pid: registry.pid, queries });
-    process.stdout.write(`${root}: ${INSTANCES} instances, ${mix.length} questions\n`);
+    const name = processes === 0 ? root : `${root} (responder_processes ${processes})`;
+    servers.push({
+      name,
+      port: registry.dnsPort,
+      pids: () => [registry.pid, ...registry.childPids()],
+      queries,
+    });
+    const children = registry.responderPids().map((pid) => `${rssMbOf(pid).toFixed(0)} MB`);
+    process.stdout.write(
+      `${name}: ${INSTANCES} instances, ${mix.length} questions; RSS registry ${registry.rssMb().toFixed(0)} MB${children.length > 0 ? `, responder processes ${children.join(' + ')}` : ''}\n`,
+    );
     if (i === 0 && REFERENCES) {
       knot = await startKnot(ZONE, zoneText);
-      servers.push({ name: 'knot (first zone)', port: knot.port, pid: knot.pid, queries });
+      servers.push({ name: 'knot (first zone)', port: knot.port, pids: () => [knot!.pid], queries });
       echo = await startUdpEcho();
-      servers.push({ name: 'node UDP echo (floor)', port: echo.port, pid: echo.pid, queries });
+      servers.push({ name: 'node UDP echo (floor)', port: echo.port, pids: () => [echo!.pid], queries });
     }
   }
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse();
-    for (const { name, port, pid, queries } of order) {
-      const { result, cpuMs } = await cpuDuring([pid], () =>
+    for (const { name, port, pids, queries } of order) {
+      const { result, cpuMs } = await cpuDuring(pids(), () =>
         dnsperf(port, queries, { seconds: SECONDS, mode: MODE }),
       );
       const latency = await dnsperf(port, queries, {

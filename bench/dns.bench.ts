@@ -14,7 +14,7 @@ import {
   writeQueryFile,
 } from './lib/dns-mix.js';
 import { type DnsperfResult, dnsperf } from './lib/dnsperf.js';
-import { startRegistryProcess } from './lib/registry-process.js';
+import { type RegistryProcess, rssMbOf, startRegistryProcess } from './lib/registry-process.js';
 import { type Figure, printFigures } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 
@@ -28,6 +28,8 @@ const LAG_SAMPLES = Number(process.env.BENCH_DNS_LAG_SAMPLES ?? 50);
 /** Latency runs per server and transport; each latency figure is the median over them. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ZONE = 'agents.internal';
+/** `dns.responder_processes` of the configured variant's registry (its own figure beside the default's). */
+const PROCESSES = Number(process.env.BENCH_DNS_PROCESSES ?? 2);
 
 /** Answers neither NOERROR nor NXDOMAIN (the mix asks both): counted into the figure, never dropped. */
 const otherRcodes = (r: DnsperfResult): number =>
@@ -67,8 +69,11 @@ export async function benchDns(): Promise<Figure[]> {
     { warmup: 0, heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
   );
   let knot: RunningKnot | undefined;
+  let configured: { registry: RegistryProcess; queries: string; checked: string } | undefined;
   const figures: Figure[] = [];
   try {
+    // The configured variant first, so the default registry's figures are taken beside the same fleet size.
+    configured = await startConfigured(dir);
     const fleet = await registerMany(registry.url, INSTANCES);
     const zoneText = await stableZone(registry.url);
     knot = await startKnot(ZONE, zoneText);
@@ -87,12 +92,17 @@ export async function benchDns(): Promise<Figure[]> {
 
     for (const mode of ['udp', 'tcp'] as const) {
       const note = mode === 'udp' ? 'UDP, EDNS 1232: large answers truncated (TC)' : 'TCP: full answers';
-      const load: Record<string, DnsperfResult[]> = { responder: [], knot: [] };
+      const load: Record<string, DnsperfResult[]> = { responder: [], knot: [], processes: [] };
       const latency: Record<string, DnsperfResult[]> = { responder: [], knot: [] };
-      // Throughput alternated: responder, knot, responder, knot.
+      // Throughput alternated: responder, knot, responder, knot (UDP: the configured variant too).
+      const loaded: Array<[string, number, string]> = [
+        ['responder', servers.responder, queries],
+        ['knot', servers.knot, queries],
+      ];
+      if (mode === 'udp') loaded.push(['processes', configured.registry.dnsPort, configured.queries]);
       for (let round = 0; round < 2; round++) {
-        for (const [name, port] of Object.entries(servers))
-          load[name]!.push(await dnsperf(port, queries, { seconds: SECONDS, mode }));
+        for (const [name, port, file] of round % 2 === 0 ? loaded : [...loaded].reverse())
+          load[name]!.push(await dnsperf(port, file, { seconds: SECONDS, mode }));
       }
       const options = {
         seconds: SECONDS,
@@ -111,6 +121,7 @@ export async function benchDns(): Promise<Figure[]> {
       const p99s = (name: string) => latency[name]!.map((r) => r.latency!.p99);
       const p50s = (name: string) => latency[name]!.map((r) => r.latency!.p50);
       const knotQps = median(qps('knot'));
+      if (mode === 'udp') figures.push(...configuredFigures(configured, load.processes!, knotQps, shape));
       figures.push(
         {
           name: `${mode}: queries/s, wide mix, median of 2 alternated runs (${note}; responder ${runs(qps('responder'), 'q/s')}, ${shape(load.responder![0]!)}; knot ${runs(qps('knot'), 'q/s')}, ${shape(load.knot![0]!)})`,
@@ -173,6 +184,7 @@ export async function benchDns(): Promise<Figure[]> {
     );
   } finally {
     await knot?.stop();
+    await configured?.registry.stop();
     await registry.stop();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -181,4 +193,59 @@ export async function benchDns(): Promise<Figure[]> {
     figures,
   );
   return figures;
+}
+
+/**
+ * The configured variant: a registry with `dns.responder_processes` (PROCESSES) and its own fleet,
+ * its answers checked against knot serving its own zone before any timing.
+ */
+async function startConfigured(dir: string) {
+  const registry = await startRegistryProcess(
+    { type: 'embedded' },
+    { warmup: 0, heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
+    {},
+    { responder_processes: PROCESSES },
+  );
+  try {
+    await registerMany(registry.url, INSTANCES);
+    const zoneText = await stableZone(registry.url);
+    const mix = wideMix(zoneText, ZONE, INSTANCES);
+    const knot = await startKnot(ZONE, zoneText);
+    const same = await compareServers(registry.dnsPort, knot.port, mix).finally(() => knot.stop());
+    if (same.contentDiffers.length > 0)
+      throw new Error(
+        `dns.responder_processes ${PROCESSES}: ${same.contentDiffers.length} of ${mix.length} questions answered differently from knot`,
+      );
+    const queries = writeQueryFile(join(dir, 'queries-processes.txt'), mix);
+    return { registry, queries, checked: `${mix.length} questions answered as knot does` };
+  } catch (error) {
+    await registry.stop();
+    throw error;
+  }
+}
+
+/** The configured variant's UDP throughput against knot's in the same rounds, and its processes' memory. */
+function configuredFigures(
+  configured: { registry: RegistryProcess; checked: string },
+  load: DnsperfResult[],
+  knotQps: number,
+  shape: (r: DnsperfResult) => string,
+): Figure[] {
+  const qps = load.map((r) => r.qps);
+  const rss = configured.registry.responderPids().map(rssMbOf);
+  return [
+    {
+      name: `udp: queries/s, wide mix, dns.responder_processes ${PROCESSES} (main thread and ${PROCESSES} processes reading one socket; own fleet of ${INSTANCES}, ${configured.checked}), median of 2 runs alternated with the above (${runs(qps, 'q/s')}, ${shape(load[0]!)})`,
+      value: median(qps),
+      unit: 'q/s',
+      reference: { name: 'knot, same rounds', value: knotQps },
+      target: { op: '>=', value: knotQps * 0.5 },
+    },
+    {
+      name: `memory: RSS of each of the ${rss.length} responder processes at ${INSTANCES} instances (${rss.map((mb) => mb.toFixed(0)).join(' + ')} MB)`,
+      value: rss.reduce((a, b) => a + b, 0) / Math.max(1, rss.length),
+      unit: 'MB',
+      reference: { name: 'the registry process itself', value: configured.registry.rssMb() },
+    },
+  ];
 }

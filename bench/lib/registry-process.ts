@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../test/harness/ports.js';
@@ -13,11 +13,33 @@ export interface RegistryProcess {
   dnsPort: number;
   pid: number;
   rssMb(): number;
+  /** Its child processes: the DNS responder processes with `dns.responder_processes`, and tsx's esbuild. */
+  childPids(): number[];
+  /** Its DNS responder processes (`dns.responder_processes`). */
+  responderPids(): number[];
   stop(): Promise<void>;
+}
+
+/** Resident memory of a process in MB, from /proc/<pid>/status. */
+export function rssMbOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** The processes `pid` started and that still run (children of its threads). */
+export function childPidsOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+      .split(' ')
+      .filter((p) => p !== '')
+      .map(Number),
+  );
 }
 
 /** More `control_plane` keys for one bench, e.g. `{ route_cache_ttl: '0s' }`. */
 export type ControlPlaneExtras = Record<string, string | number>;
+/** More `dns` keys for one bench, e.g. `{ responder_processes: 2 }`. */
+export type DnsExtras = Record<string, string | number | boolean>;
 
 /** Starts `apps/registry/src/main.ts` with a bench config (long heartbeat timeout, no storm guard). */
 export async function startRegistryProcess(
@@ -28,6 +50,7 @@ export async function startRegistryProcess(
    * command to run node under (e.g. valgrind and its flags; then allow a longer start).
    */
   source: { root?: string; nodeFlags?: string[]; launcher?: string[]; startTimeoutMs?: number } = {},
+  dns: DnsExtras = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
   const port = await freePort();
@@ -45,7 +68,9 @@ ${Object.entries({ heartbeat_interval: '60s', heartbeat_timeout: '300s', ...cont
   .join('')}dns:
   listen: 127.0.0.1:${dnsPort}
   server: 127.0.0.1:${dnsPort}
-${storageYaml}`;
+${Object.entries(dns)
+  .map(([key, value]) => `  ${key}: ${JSON.stringify(value)}\n`)
+  .join('')}${storageYaml}`;
   writeFileSync(join(dir, 'reach.yaml'), config);
   const [command, ...launcherArgs] = [...(source.launcher ?? []), process.execPath];
   const child: ChildProcess = spawn(
@@ -78,10 +103,12 @@ ${storageYaml}`;
     url,
     dnsPort,
     pid: child.pid!,
-    rssMb: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-    },
+    rssMb: () => rssMbOf(child.pid!),
+    childPids: () => childPidsOf(child.pid!),
+    responderPids: () =>
+      childPidsOf(child.pid!).filter((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('responder-worker'),
+      ),
     stop: () =>
       new Promise<void>((done) => {
         child.once('exit', () => {
