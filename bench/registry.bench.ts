@@ -136,7 +136,9 @@ async function measure(
 ) {
   const registry = await startRegistryProcess(storage);
   try {
+    const filling = performance.now();
     const instances = await registerMany(registry.url, count);
+    const fillSeconds = (performance.now() - filling) / 1000;
     const rssMb = registry.rssMb();
     // CPU of every process on the heartbeat's path (the registry, and etcd), not of wrk: a figure a
     // busy machine moves much less than requests/s.
@@ -157,6 +159,8 @@ async function measure(
     return {
       heartbeats,
       heartbeatCpuUs: (cpuMs * 1000) / Math.max(1, heartbeats.requests),
+      wrkCpuUs: (heartbeats.clientCpuMs * 1000) / Math.max(1, heartbeats.requests),
+      fillSeconds,
       registrations,
       rssMb,
       raw,
@@ -201,6 +205,16 @@ export async function benchRegistry(): Promise<Figure[]> {
           ]),
       { name: `embedded: heartbeat p99 at ${count}`, value: r.heartbeats.p99Ms, unit: 'ms' },
       { name: `embedded: CPU per heartbeat at ${count} (registry)`, value: r.heartbeatCpuUs, unit: 'µs' },
+      {
+        name: `embedded: wrk's own CPU per heartbeat at ${count} (the client)`,
+        value: r.wrkCpuUs,
+        unit: 'µs',
+      },
+      {
+        name: `embedded: time to register ${count} instances (the fill, 32 at a time)`,
+        value: r.fillSeconds,
+        unit: 's',
+      },
       {
         name: `embedded: registrations/s from ${count} to ${end} instances (${errorsOf(r.registrations)}; acknowledged once in memory: the journal is written at the end of the event-loop turn and fsynced within 1 s)`,
         value: r.registrations.requestsPerSec,
@@ -254,6 +268,12 @@ export async function benchRegistry(): Promise<Figure[]> {
           name: `etcd: CPU per heartbeat at ${count} (registry + etcd)`,
           value: r.heartbeatCpuUs,
           unit: 'µs',
+        },
+        { name: `etcd: wrk's own CPU per heartbeat at ${count} (the client)`, value: r.wrkCpuUs, unit: 'µs' },
+        {
+          name: `etcd: time to register ${count} instances (the fill, 32 at a time)`,
+          value: r.fillSeconds,
+          unit: 's',
         },
         {
           name: regs,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +14,15 @@ export interface WrkResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** CPU (user + system) wrk itself used, in ms: at 100,000 instances its Lua script must not become the limit. */
+  clientCpuMs: number;
+}
+
+/** CPU ms of this process's children that have exited and been waited for (/proc/self/stat cutime + cstime). */
+function reapedChildrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }
 
 function toMs(value: string, unit: string): number {
@@ -22,7 +31,7 @@ function toMs(value: string, unit: string): number {
 }
 
 /** Parses wrk's `--latency` report. */
-export function parseWrk(output: string): WrkResult {
+export function parseWrk(output: string): Omit<WrkResult, 'clientCpuMs'> {
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(output);
   const total = /(\d+) requests in/.exec(output);
   const p50 = /\s50%\s+([\d.]+)(us|ms|s|m)/.exec(output);
@@ -52,12 +61,25 @@ export async function wrk(
     `-d${Math.round(options.seconds ?? 5)}s`,
     '--latency',
   ];
-  if (options.lua) {
-    const file = join(tmpdir(), `reach-bench-${process.pid}-${Date.now()}.lua`);
-    writeFileSync(file, options.lua);
+  // A script holding 100,000 instances is ~8 MB: removed once wrk is done.
+  const file = options.lua ? join(tmpdir(), `reach-bench-${process.pid}-${Date.now()}.lua`) : undefined;
+  if (file) {
+    writeFileSync(file, options.lua!);
     args.push('-s', file);
   }
   args.push(url);
-  const { stdout } = await run('wrk', args, { maxBuffer: 16 * 1024 * 1024 });
-  return parseWrk(stdout);
+  // wrk's CPU is what this process's reaped-children time grows by while it runs (a child of the bench
+  // that exits meanwhile would be counted too; the suites start none then).
+  const cpuBefore = reapedChildrenCpuMs();
+  let stdout: string;
+  let stderr: string;
+  try {
+    ({ stdout, stderr } = await run('wrk', args, { maxBuffer: 16 * 1024 * 1024 }));
+  } finally {
+    if (file) rmSync(file, { force: true });
+  }
+  const clientCpuMs = reapedChildrenCpuMs() - cpuBefore;
+  // A script wrk cannot load is only a line on stderr, and wrk then sends its default GET instead.
+  if (/\.lua:\d+:/.test(stderr)) throw new Error(`wrk could not run its Lua script:\n${stderr}`);
+  return { ...parseWrk(stdout), clientCpuMs };
 }
