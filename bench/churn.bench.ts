@@ -26,6 +26,8 @@ const LAG_EVERY = 20;
 /** Each follow asks at most one query per this many ms (with many in flight, a tight loop flooded the port). */
 const PROBE_INTERVAL_MS = 1;
 /** 100,000 instances add several minutes: `BENCH_CHURN_100K=1`. */
+/** Node flags of the registry process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` or `--trace-gc` (space-separated). */
+const NODE_FLAGS = (process.env.BENCH_CHURN_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const COUNTS = process.env.BENCH_CHURN_COUNTS
   ? process.env.BENCH_CHURN_COUNTS.split(',').map(Number)
   : process.env.BENCH_CHURN_100K === '1'
@@ -45,6 +47,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
   const registry = await startRegistryProcess(
     { type: 'embedded' },
     { heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
+    { nodeFlags: NODE_FLAGS },
   );
   try {
     const fleet = await registerMany(registry.url, count);
