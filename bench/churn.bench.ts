@@ -27,6 +27,8 @@ const LAG_EVERY = 20;
 const PROBE_INTERVAL_MS = 1;
 /** 100,000 instances add several minutes: `BENCH_CHURN_100K=1`. */
 /** Node flags of the registry process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` or `--trace-gc` (space-separated). */
+/** Another checkout's registry to measure (a worktree of an older commit, for A/B runs). */
+const ROOT = process.env.BENCH_CHURN_ROOT;
 const NODE_FLAGS = (process.env.BENCH_CHURN_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const COUNTS = process.env.BENCH_CHURN_COUNTS
   ? process.env.BENCH_CHURN_COUNTS.split(',').map(Number)
@@ -47,7 +49,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
   const registry = await startRegistryProcess(
     { type: 'embedded' },
     { heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
-    { nodeFlags: NODE_FLAGS },
+    { nodeFlags: NODE_FLAGS, ...(ROOT === undefined ? {} : { root: ROOT }) },
   );
   try {
     const fleet = await registerMany(registry.url, count);
