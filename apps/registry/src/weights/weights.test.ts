@@ -26,6 +26,25 @@ describe('computeWeight', () => {
     expect(computeWeight({ ...inputs, success_rate: 0, warmup: 0 }, undefined, 0).weight).toBe(1);
   });
 
+  it('shows the warm-up ramp in doubling steps, so a new instance is republished 4 times over it', () => {
+    const weightAt = (warmup: number) => computeWeight({ ...inputs, warmup }, undefined, 0).weight;
+    expect([0.1, 0.15, 0.199, 0.2, 0.39, 0.4, 0.79, 0.8, 0.99, 1].map(weightAt)).toEqual([
+      45, 45, 45, 90, 90, 180, 180, 360, 360, 450,
+    ]);
+    // The linear ramp over 300 s, asked every 5 s as the leader does: each step is one republication.
+    let published = computeWeight({ ...inputs, warmup: 0.1 }, undefined, 0);
+    let moves = 0;
+    for (let age = 0; age <= 300; age += 5) {
+      const next = computeWeight({ ...inputs, warmup: Math.min(1, 0.1 + (0.9 * age) / 300) }, published, 0);
+      if (shouldRepublish(published, next)) {
+        published = next;
+        moves++;
+      }
+    }
+    expect(moves).toBe(4);
+    expect(published.weight).toBe(450);
+  });
+
   it('enters and leaves the degraded tier at different thresholds so it does not flap', () => {
     const at = (success_rate: number, tier?: 'healthy' | 'degraded') =>
       computeWeight({ ...inputs, success_rate }, tier && { tier }, 0).tier;
@@ -157,12 +176,13 @@ describe('WeightPublisher and WeightTable', () => {
     source.put(record);
     expect(await publisher.publishOnce()).toEqual([]);
     expect(await store.get(KEYS.weight('fresh-1'))).toBeNull();
-    // A minute into warm-up (factor 0.28) the weight is 126: far enough from 50 to publish.
+    // A minute into warm-up (factor 0.28, shown in DNS as the step 0.2) the weight is 90: far enough
+    // from 50 to publish.
     clock.advance(60_000);
     expect(await publisher.publishOnce()).toEqual(['fresh-1']);
     expect(JSON.parse((await store.get(KEYS.weight('fresh-1')))!)).toMatchObject({
       priority: 10,
-      weight: 126,
+      weight: 90,
     });
     router.close();
     await table.close();
