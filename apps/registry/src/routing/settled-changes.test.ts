@@ -2,7 +2,11 @@ import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { settledChanges } from './settled-changes.js';
 
-function setup(options = { quietMs: 50, maxWaitMs: 500 }) {
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+function setup(
+  options: { quietMs: number; maxWaitMs: number; sliceSize?: number } = { quietMs: 50, maxWaitMs: 500 },
+) {
   const clock = new ManualClock();
   const heard: string[][] = [];
   const settled = settledChanges(clock, (ids) => heard.push(ids), options);
@@ -45,6 +49,41 @@ describe('settledChanges', () => {
     settled.add(['b']);
     settled.close();
     clock.advance(1000);
+    expect(heard).toEqual([['a']]);
+  });
+
+  it('hands a long list on sliceSize ids per turn of the event loop, in order', async () => {
+    const { clock, heard, settled } = setup({ quietMs: 50, maxWaitMs: 500, sliceSize: 2 });
+    settled.add(['a', 'b', 'c', 'd', 'e']);
+    clock.advance(50);
+    // Only the first slice in this turn: DNS queries waiting in the event loop run before the next.
+    expect(heard).toEqual([['a', 'b']]);
+    await nextTurn();
+    expect(heard).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    // Ids that settle while a list is being handed on join its tail.
+    settled.add(['f']);
+    clock.advance(50);
+    expect(heard).toHaveLength(2);
+    await nextTurn();
+    await nextTurn();
+    expect(heard).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'f'],
+    ]);
+    await nextTurn();
+    expect(heard).toHaveLength(3);
+  });
+
+  it('close stops a list that is being handed on', async () => {
+    const { clock, heard, settled } = setup({ quietMs: 50, maxWaitMs: 500, sliceSize: 1 });
+    settled.add(['a', 'b', 'c']);
+    clock.advance(50);
+    settled.close();
+    await nextTurn();
     expect(heard).toEqual([['a']]);
   });
 
