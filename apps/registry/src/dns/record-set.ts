@@ -114,6 +114,19 @@ export class RecordSet implements RrSet {
     this.encoded = undefined;
   }
 
+  /** Replaces a member's record by `next(old)` with one search; returns whether it changed. */
+  update(key: string, next: (old: ZoneRr) => ZoneRr): boolean {
+    let made: ZoneRr | undefined;
+    const old = this.members.update(key, (rr) => {
+      made = next(rr);
+      return made;
+    });
+    if (old === undefined) return false;
+    this.rdataBytes += wireRdata(made!).length - wireRdata(old).length;
+    this.encoded = undefined;
+    return true;
+  }
+
   delete(key: string): void {
     const old = this.members.delete(key);
     if (old === undefined) return;

@@ -56,6 +56,22 @@ export class SortedMembers<V> {
     return at >= 0 && chunk.keys[at] === key ? chunk.values[at] : undefined;
   }
 
+  /**
+   * Replaces the value under an existing `key` by `next(old)`, with one search; returns the value it
+   * replaced, or undefined when `key` is not there or `next` kept the old value.
+   */
+  update(key: string, next: (old: V) => V): V | undefined {
+    if (this.count === 0) return undefined;
+    const chunk = this.chunks[this.chunkFor(key)]!;
+    const at = floorIndex(chunk.keys, key);
+    if (at < 0 || chunk.keys[at] !== key) return undefined;
+    const old = chunk.values[at]!;
+    const value = next(old);
+    if (value === old) return undefined;
+    chunk.values[at] = value;
+    return old;
+  }
+
   /** Inserts or replaces the value under `key`; returns the value it replaced. */
   set(key: string, value: V): V | undefined {
     if (this.count === 0) {
