@@ -11,6 +11,12 @@ const InstanceIdentity = z.object({
   lease_token_hash: z.string(),
 });
 
+/** Most ids a collection pass examines in one turn of the event loop. */
+const IDS_PER_TURN = 1024;
+
+/** Lets queued DNS queries and HTTP requests run between two parts of a pass. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * Instance ids that outlive their lease: each registration stores its id's lease-token hash (not
  * leased), so an agent whose lease expired (a frozen store, a long pause) can present its previous id
@@ -70,8 +76,11 @@ export class InstanceIdentities {
   ): Promise<number> {
     const stale: string[] = [];
     const seen = new Set<string>();
-    for (const { key } of await this.store.list(KEYS.identitiesPrefix)) {
-      const id = key.slice(KEYS.identitiesPrefix.length);
+    const identities = await this.store.list(KEYS.identitiesPrefix);
+    for (let i = 0; i < identities.length; i++) {
+      // ~5 µs per id: a pass over 100,000 held DNS answers and the API for ~0.5 s in one turn.
+      if (i > 0 && i % IDS_PER_TURN === 0) await yieldToEventLoop();
+      const id = identities[i]!.key.slice(KEYS.identitiesPrefix.length);
       seen.add(id);
       if (isLive(id)) {
         this.missingSince.delete(id);
