@@ -24,6 +24,8 @@ import { startUdpEcho } from './lib/udp-echo.js';
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** Seconds of an untimed run against each server before the rounds. */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const INSTANCES = Number(process.env.BENCH_DNS_INSTANCES ?? 10_000);
 /** Seconds of each latency run: the leader's weight pass runs every 5 s, so 5 s or more sees one. */
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? SECONDS);
@@ -85,6 +87,9 @@ try {
       servers.push({ name: 'node UDP echo (floor)', port: echo.port, pids: () => [echo!.pid], queries });
     }
   }
+  // Untimed first: the first server of round one would otherwise pay its JIT warm-up in the figures.
+  for (const { port, queries } of servers)
+    await dnsperf(port, queries, { seconds: WARMUP_SECONDS, mode: MODE });
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse();
     for (const { name, port, pids, queries } of order) {
