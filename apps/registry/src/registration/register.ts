@@ -82,6 +82,8 @@ export function createRegister(deps: RegistrationDeps) {
       lease = await store.grantLease(config.heartbeatTimeoutMs);
       const leaseToken = newLeaseToken();
       const now = clock.wallNow();
+      // One literal, no spread: a spread gives each record a hidden class of its own, and every
+      // reader of the record (zone, routing, liveness) pays for it.
       const record: InstanceRecord = {
         instance_id: instanceId,
         agent_name: declaration.agent_name,
@@ -89,11 +91,14 @@ export function createRegister(deps: RegistrationDeps) {
         endpoint: request.endpoint,
         card_url: external?.card_url ?? cardUrlOf(request.endpoint),
         card_sha256: request.card_sha256,
-        ...(external ? { a2a: external.a2a, external: true } : {}),
         lease_token_hash: hashLeaseToken(leaseToken),
         lease_id: lease,
         registered_at: now,
       };
+      if (external) {
+        record.a2a = external.a2a;
+        record.external = true;
+      }
       const value = JSON.stringify(record);
       const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
       // Published with the declaration's weight until the leader publishes a computed one.
