@@ -42,6 +42,11 @@ describe('ConflictBook', () => {
     expect(conflict!.overlap).toEqual({ operation: 'summarize', output_formats: ['json'], max_tokens: 3000 });
     expect(book.conflictOf('text_processing', 'summarize', 50, 'beta')?.key).toBe(conflict!.key);
     expect(book.conflictOf('text_processing', 'summarize', 50, 'zeta')).toBeUndefined();
+    // Another replica of an offer alpha has (no recompute): the conflict lists it all the same.
+    source.put(
+      testInstance('alpha-0', { operations: { summarize: { constraints: { output_formats: ['text'] } } } }),
+    );
+    expect(book.list()[0]!.instances).toEqual(['alpha-0', 'alpha-1', 'alpha-2', 'beta-1']);
     // An instance of alpha that declares no formats accepts any, so alpha now overlaps zeta too.
     source.put(testInstance('alpha-3'));
     expect(book.list().map((c) => c.agents)).toEqual([['alpha', 'beta', 'zeta']]);

@@ -62,9 +62,11 @@ class AgentMembers {
     private readonly operation: string,
   ) {}
 
-  add(record: InstanceRecord): void {
+  /** Adds an instance; says whether the agent's offer may have changed (a replica of the same offer does not). */
+  add(record: InstanceRecord): boolean {
+    const first = this.instances.size === 0;
     this.instances.set(record.instance_id, record);
-    this.#count(record, 1);
+    return this.#count(record, 1) || first;
   }
 
   delete(instanceId: string): void {
@@ -84,18 +86,25 @@ class AgentMembers {
     };
   }
 
-  #count(record: InstanceRecord, step: 1 | -1): void {
-    if (!record.declaration.substitutable) this.#notSubstitutable += step;
+  /** Counts an instance in or out; says whether a count crossed zero (the offer may have changed). */
+  #count(record: InstanceRecord, step: 1 | -1): boolean {
+    let crossed = false;
+    if (!record.declaration.substitutable) {
+      this.#notSubstitutable += step;
+      crossed ||= this.#notSubstitutable === (step === 1 ? 1 : 0);
+    }
     const declared = record.declaration.capabilities[this.operation]!.constraints.output_formats;
     if (declared === undefined) {
       this.#anyFormat += step;
-      return;
+      return crossed || this.#anyFormat === (step === 1 ? 1 : 0);
     }
     for (const format of new Set(declared)) {
       const count = (this.#formats.get(format) ?? 0) + step;
       if (count === 0) this.#formats.delete(format);
       else this.#formats.set(format, count);
+      crossed ||= count === (step === 1 ? 1 : 0);
     }
+    return crossed;
   }
 }
 
@@ -187,8 +196,8 @@ export class ConflictBook {
         agent = new AgentMembers(key, record.agent_name, operation);
         members.set(record.agent_name, agent);
       }
-      agent.add(record);
-      this.dirty.add(agent.key);
+      // Another replica of an offer the group has: its conflicts stay as they are.
+      if (agent.add(record)) this.dirty.add(agent.key);
     }
     this.placed.set(record.instance_id, record);
   }
@@ -222,17 +231,16 @@ export class ConflictBook {
       for (const component of components(offers)) {
         const entryKey = `${key}|${component.join(',')}`;
         const memberSets = component.map((agent) => members.get(agent)!);
-        let instances: string[] | undefined;
         const entry: ConflictEntry = {
           key: entryKey,
           domain,
           operation,
           priority: Number(priority),
           agents: component,
-          // Listed only when read (after a refresh): a registration must not sort a whole group.
+          // Listed when read, from the live member sets (a replica joins them without a recompute):
+          // a registration must not sort a whole group.
           get instances() {
-            instances ??= memberSets.flatMap((member) => [...member.instances.keys()]).sort();
-            return instances;
+            return memberSets.flatMap((member) => [...member.instances.keys()]).sort();
           },
           overlap: overlapOf(
             operation,
