@@ -91,7 +91,7 @@ export function endpointBase(endpoint: Pick<Endpoint, 'host' | 'port' | 'scheme'
 export function buildAgentCard(declaration: Declaration, endpoint: Endpoint): AgentCard {
   const base = endpointBase(endpoint);
   const params: ReachCardExtensionParams = {
-    capability_ids: publishedCapabilities(declaration),
+    capability_ids: [...publishedCapabilities(declaration)],
     domain: declaration.domain,
     operations: declaration.capabilities,
     idempotent: declaration.idempotent,

@@ -96,14 +96,23 @@ export const Declaration = z
 export type Declaration = z.infer<typeof Declaration>;
 export type DeclarationInput = z.input<typeof Declaration>;
 
-/** The DNS capability names an instance is published under: its operations and what they serve. */
-export function publishedCapabilities(declaration: Declaration): string[] {
-  const names = new Set<string>();
-  for (const [operation, spec] of Object.entries(declaration.capabilities)) {
-    names.add(operation);
-    for (const capability of spec.serves) names.add(capability);
+// Per declaration object (declarations are not changed after parsing; the registry shares one
+// object among a fleet's replicas and asks for their names several times per registration).
+const published = new WeakMap<Declaration, readonly string[]>();
+
+/** The DNS capability names an instance is published under, sorted: its operations and what they serve (one frozen array per declaration). */
+export function publishedCapabilities(declaration: Declaration): readonly string[] {
+  let names = published.get(declaration);
+  if (names === undefined) {
+    const set = new Set<string>();
+    for (const [operation, spec] of Object.entries(declaration.capabilities)) {
+      set.add(operation);
+      for (const capability of spec.serves) set.add(capability);
+    }
+    names = Object.freeze([...set].sort());
+    published.set(declaration, names);
   }
-  return [...names].sort();
+  return names;
 }
 
 /** Whether an operation may be retried elsewhere after its ack. */

@@ -59,7 +59,7 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
   }
 
   /** The capabilities it publishes, sorted. */
-  get capabilities(): string[] {
+  get capabilities(): readonly string[] {
     return publishedCapabilities(this.record.declaration);
   }
 

@@ -29,7 +29,7 @@ export function instanceView(
     instance_id: record.instance_id,
     agent_name: record.agent_name,
     domain: declaration.domain,
-    capabilities: publishedCapabilities(declaration),
+    capabilities: [...publishedCapabilities(declaration)],
     declaration_version: declaration.version,
     priority: declaration.priority,
     endpoint: record.endpoint,
