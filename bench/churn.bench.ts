@@ -28,7 +28,7 @@ const SETTLE_MS = 10_000;
 /** Each follow asks at most one query per this many ms (with many in flight, a tight loop flooded the port). */
 const PROBE_INTERVAL_MS = 1;
 /** 100,000 instances add several minutes: `BENCH_CHURN_100K=1`. */
-/** Node flags of the registry process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` or `--trace-gc` (space-separated). */
+/** Node flags of the registry process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` (space-separated; its stdout is not kept). */
 /** Another checkout's registry to measure (a worktree of an older commit, for A/B runs). */
 const ROOT = process.env.BENCH_CHURN_ROOT;
 const NODE_FLAGS = (process.env.BENCH_CHURN_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
