@@ -20,6 +20,11 @@ export interface WeightPublisherDeps {
   isLeader: () => boolean;
   /** When set, the instance's SkyDNS SRV messages are rewritten with the weight, so stock CoreDNS serves it too. */
   skydns?: SkydnsTarget;
+  /**
+   * Most instances whose weight alone moved that one pass writes; tier (priority) changes are always
+   * written. @default 1000
+   */
+  maxWeightMovesPerPass?: number;
 }
 
 /** Most puts in one commit (etcd's default `--max-txn-ops`). */
@@ -30,7 +35,18 @@ interface Moved {
   id: string;
   next: PublishedWeight;
   puts: PutOp[];
+  /** Its SRV/SVCB priority (the tier) moved, not only its weight. */
+  tierMoved: boolean;
 }
+
+/**
+ * Most weight-only moves one pass writes (see `maxWeightMovesPerPass`). A fleet registered together
+ * moves together: 100,000 new instances cross each warm-up step within the minute they registered in,
+ * and writing every move at once took the store's commits from everything else (on etcd, heartbeats'
+ * keep-alives wait for the writes before them). Capped, the next pass goes on from the first instance
+ * the last one left, so every instance's weight still follows, only later.
+ */
+const MAX_WEIGHT_MOVES_PER_PASS = 1000;
 
 /** Most instances a pass examines in one turn of the event loop when few of them moved. */
 const EXAMINED_PER_TURN = 1024;
@@ -47,11 +63,14 @@ export class WeightPublisher {
   private readonly written = new Map<string, PublishedWeight>();
   // Set by the stop function of `start`: a pass in progress ends after its current chunk.
   private stopped = false;
+  // Where the next pass starts in the instance list: the first instance the last pass left unwritten.
+  private resumeAt = 0;
 
   constructor(private readonly deps: WeightPublisherDeps) {}
 
   /**
-   * One pass over every live instance; returns the ids whose weight was written. The pass goes in
+   * One pass over every live instance; returns the ids whose weight was written: every tier change and
+   * at most `maxWeightMovesPerPass` weight-only moves, from where the last pass left off. The pass goes in
    * chunks of at most 128 puts, each computed, committed and followed by a turn of the event loop, and
    * takes a turn every 1024 instances examined as well, so a pass over thousands of instances never
    * holds the DNS responder or the API for long, whether many weights moved or none.
@@ -75,16 +94,27 @@ export class WeightPublisher {
       ops = 0;
       await yieldToEventLoop();
     };
-    let examined = 0;
-    for (const record of this.deps.source.all()) {
+    const records = this.deps.source.all();
+    const start = records.length === 0 ? 0 : this.resumeAt % records.length;
+    let budget = this.deps.maxWeightMovesPerPass ?? MAX_WEIGHT_MOVES_PER_PASS;
+    let resumeAt: number | undefined;
+    for (let examined = 1; examined <= records.length; examined++) {
       // A weight costs 1-2 µs to compute (measured at 10,000 instances): a pass that moved none held
       // the main thread for all of them, 12 ms at 10,000 and ten times that at 100,000.
-      if (++examined % EXAMINED_PER_TURN === 0) {
+      if (examined % EXAMINED_PER_TURN === 0) {
         await yieldToEventLoop();
         if (this.stopped || !this.deps.isLeader()) return changed;
       }
-      const moved = this.moved(record, now, wallNow);
+      const at = (start + examined - 1) % records.length;
+      const moved = this.moved(records[at]!, now, wallNow);
       if (moved === undefined) continue;
+      if (!moved.tierMoved) {
+        if (budget === 0) {
+          resumeAt ??= at;
+          continue;
+        }
+        budget--;
+      }
       if (chunk.length > 0 && ops + moved.puts.length > MAX_OPS_PER_COMMIT) {
         await flush();
         if (this.stopped || !this.deps.isLeader()) return changed;
@@ -93,6 +123,7 @@ export class WeightPublisher {
       ops += moved.puts.length;
     }
     if (chunk.length > 0) await flush();
+    this.resumeAt = resumeAt ?? start;
     for (const id of this.written.keys()) if (!this.deps.source.get(id)) this.written.delete(id);
     return changed;
   }
@@ -104,11 +135,12 @@ export class WeightPublisher {
     const id = record.instance_id;
     const published = this.written.get(id) ?? this.deps.table.get(id);
     const next = computeWeight(factors, published, wallNow);
+    const shown = published ?? defaultWeightOf(record);
     // With none published, DNS shows the default (priority 10, the declaration's priority as weight).
     // A new, healthy instance at the start of its warm-up weighs 1000 × 0.9 (success prior) × 0.1 ×
     // priority/100 = 0.9 × priority, within the hysteresis of that default: a registration burst then
     // costs no weight writes until weights really move.
-    if (!shouldRepublish(published ?? defaultWeightOf(record), next)) return undefined;
+    if (!shouldRepublish(shown, next)) return undefined;
     const lease = record.lease_id;
     const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
     const skydns = this.deps.skydns;
@@ -116,7 +148,7 @@ export class WeightPublisher {
       for (const entry of instanceSkydns(record, skydns, 'weighted', next))
         puts.push({ key: entry.key, value: entry.value, lease });
     }
-    return { id, next, puts };
+    return { id, next, puts, tierMoved: shown.priority !== next.priority };
   }
 
   /**

@@ -89,8 +89,9 @@ describe('WeightPublisher and WeightTable', () => {
     const table = await WeightTable.start(store);
     let leader = true;
     /** A publisher that writes through `commits` (the store, or a wrapper that watches its commits). */
-    const publisherOn = (commits: Pick<EmbeddedStore, 'commit'>) =>
+    const publisherOn = (commits: Pick<EmbeddedStore, 'commit'>, maxWeightMovesPerPass?: number) =>
       new WeightPublisher({
+        ...(maxWeightMovesPerPass === undefined ? {} : { maxWeightMovesPerPass }),
         store: commits,
         source,
         router,
@@ -210,6 +211,25 @@ describe('WeightPublisher and WeightTable', () => {
     const late = await register('sum-late');
     expect(await publisher.publishOnce()).toEqual([late.instance_id]);
     expect(sizes.length).toBe(3);
+    router.close();
+    await table.close();
+  });
+
+  it('writes at most its budget of weight-only moves per pass, going on where it stopped, and every tier change', async () => {
+    const { register, router, table, publisherOn, liveness, settle } = await setup();
+    const publisher = publisherOn(store, 4);
+    const ids = Array.from({ length: 10 }, (_, i) => `sum-${i}`);
+    for (const id of ids) await register(id);
+    // sum-8 turned suspect: a tier change, written past the budget in the first pass.
+    liveness.set('sum-8', { state: 'suspect' });
+    expect(await publisher.publishOnce()).toEqual(['sum-0', 'sum-1', 'sum-2', 'sum-3', 'sum-8']);
+    // The next passes start at the first instance left unwritten, not at the start of the list.
+    expect(await publisher.publishOnce()).toEqual(['sum-4', 'sum-5', 'sum-6', 'sum-7']);
+    expect(await publisher.publishOnce()).toEqual(['sum-9']);
+    expect(await publisher.publishOnce()).toEqual([]);
+    await settle();
+    for (const id of ids) expect(table.get(id)).toBeDefined();
+    expect(table.get('sum-8')).toMatchObject({ priority: WEIGHT_TIERS.suspect });
     router.close();
     await table.close();
   });
