@@ -3,12 +3,10 @@ import { CapabilityId, RouteCounts } from '@agent-reach/sdk/protocol';
 import type { Logger } from 'pino';
 import type { CallClass } from '../routing/routing-metrics.js';
 import { KEYS } from '../store/keys.js';
-import type { PutOp, RegistryStore } from '../store/store.js';
+import { deleteInCommits, MAX_OPS_PER_COMMIT, type PutOp, type RegistryStore } from '../store/store.js';
 
 export const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** etcd's default `--max-txn-ops`: one commit carries at most this many puts or deletes. */
-const MAX_TXN_OPS = 128;
 
 /** Calls and routes that named no capability this registry can attribute them to. */
 export const UNATTRIBUTED = '(none)';
@@ -143,8 +141,7 @@ export class RouteHistory {
       .filter(
         (key) => key.slice(KEYS.routeHistoryPrefix.length, KEYS.routeHistoryPrefix.length + 10) < keepFrom,
       );
-    for (let i = 0; i < old.length; i += MAX_TXN_OPS)
-      await this.deps.store.commit({ deletes: old.slice(i, i + MAX_TXN_OPS) });
+    await deleteInCommits(this.deps.store, old);
     return old.length;
   }
 
@@ -210,8 +207,8 @@ export class RouteHistory {
       }
     }
     let ok = true;
-    for (let i = 0; i < changed.length; i += MAX_TXN_OPS) {
-      const chunk = changed.slice(i, i + MAX_TXN_OPS);
+    for (let i = 0; i < changed.length; i += MAX_OPS_PER_COMMIT) {
+      const chunk = changed.slice(i, i + MAX_OPS_PER_COMMIT);
       try {
         const result = await this.deps.store.commit({ puts: chunk.map((c) => c.put) });
         if (!result.ok) throw new Error(result.error);

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { followPrefix } from '../store/follow-prefix.js';
 import { KEYS } from '../store/keys.js';
 import type { VersionVerification } from '../store/records.js';
-import type { PutOp, RegistryStore, Watch } from '../store/store.js';
+import { deleteInCommits, type PutOp, type RegistryStore, type Watch } from '../store/store.js';
 import { contentDigest } from './declaration-content.js';
 import { historyEntries, type StoredHistory } from './history-entries.js';
 import { VersionBook } from './version-book.js';
@@ -244,9 +244,7 @@ export class DeclarationLog {
             .map((kv) => kv.key),
           KEYS.verification(agent, version),
         ];
-        // etcd's default --max-txn-ops is 128.
-        for (let i = 0; i < deletes.length; i += 128)
-          await store.commit({ deletes: deletes.slice(i, i + 128) });
+        await deleteInCommits(store, deletes);
         this.counted.delete(id(agent, version));
         removed += 1;
       }

@@ -70,3 +70,19 @@ export interface RegistryStore {
   campaign(name: string, candidate: string): Promise<Leadership>;
   close(): Promise<void>;
 }
+
+/**
+ * Most operations one commit carries: etcd's default `--max-txn-ops`. The etcd store refuses larger
+ * commits; callers with more split them (`deleteInCommits`, or chunks of their own for puts).
+ */
+export const MAX_OPS_PER_COMMIT = 128;
+
+/** Deletes `keys` in as many commits of at most `MAX_OPS_PER_COMMIT` as they need. */
+export async function deleteInCommits(
+  store: Pick<RegistryStore, 'commit'>,
+  keys: readonly string[],
+): Promise<void> {
+  for (let start = 0; start < keys.length; start += MAX_OPS_PER_COMMIT) {
+    await store.commit({ deletes: keys.slice(start, start + MAX_OPS_PER_COMMIT) });
+  }
+}

@@ -3,7 +3,7 @@ import type { InstanceSource } from '../instances/instance-source.js';
 import type { Router } from '../routing/router.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
-import type { PutOp, RegistryStore } from '../store/store.js';
+import { MAX_OPS_PER_COMMIT, type PutOp, type RegistryStore } from '../store/store.js';
 import { computeWeight, type PublishedWeight, shouldRepublish } from './compute-weight.js';
 import { instanceSkydns, type SkydnsTarget } from './instance-skydns.js';
 import { defaultWeightOf } from './weight-of.js';
@@ -26,9 +26,6 @@ export interface WeightPublisherDeps {
    */
   maxWeightMovesPerPass?: number;
 }
-
-/** Most puts in one commit (etcd's default `--max-txn-ops`). */
-const MAX_OPS_PER_COMMIT = 128;
 
 /** One instance whose weight moved: what to write for it. */
 interface Moved {

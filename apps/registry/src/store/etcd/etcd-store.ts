@@ -1,14 +1,15 @@
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
 import { Etcd3 } from 'etcd3';
-import type {
-  KeyValue,
-  Leadership,
-  LeaseError,
-  LeaseId,
-  PutOp,
-  RegistryStore,
-  Watch,
-  WatchEvent,
+import {
+  type KeyValue,
+  type Leadership,
+  type LeaseError,
+  type LeaseId,
+  MAX_OPS_PER_COMMIT,
+  type PutOp,
+  type RegistryStore,
+  type Watch,
+  type WatchEvent,
 } from '../store.js';
 import { closedError, isLeaseNotFound, toStoreError } from './etcd-errors.js';
 import { isEtcdLeaseId } from './etcd-keys.js';
@@ -35,9 +36,6 @@ export interface EtcdStoreOptions {
   /** Client TLS (endpoints then use `https://`) and an etcd user; both clients use them. */
   security?: EtcdSecurity;
 }
-
-/** etcd's default limit on operations in one transaction. */
-const MAX_TXN_OPS = 128;
 
 /** The registry store on a real etcd cluster: leases, one transaction per commit, watches, elections. */
 export class EtcdStore implements RegistryStore {
@@ -84,7 +82,7 @@ export class EtcdStore implements RegistryStore {
     this.#txns = new TxnBatcher({
       send: (ops) => this.#unary.txn(ops),
       isLeaseNotFound,
-      maxOps: MAX_TXN_OPS,
+      maxOps: MAX_OPS_PER_COMMIT,
       // Each call costs this process ~0.1 ms of CPU and etcd more: past two in flight only half-full
       // batches go, so registrations under load share larger ones, yet a slow etcd still gets four to
       // work on (8/4 measured the same at 10,000 instances, 16/16 15–35 % fewer registrations/s).
@@ -164,10 +162,10 @@ export class EtcdStore implements RegistryStore {
       this.#checkKey(key, seen);
       requests.push({ request_delete_range: { key: this.#key(key) } });
     }
-    if (requests.length > MAX_TXN_OPS) {
+    if (requests.length > MAX_OPS_PER_COMMIT) {
       throw new ReachError(
         'BAD_REQUEST',
-        `a commit may hold at most ${MAX_TXN_OPS} operations, got ${requests.length}`,
+        `a commit may hold at most ${MAX_OPS_PER_COMMIT} operations, got ${requests.length}`,
       );
     }
     if (requests.length === 0) return ok(undefined);
