@@ -205,10 +205,12 @@ export const DnsConfig = z
     server: HostPort.default('127.0.0.1:8053'),
     /**
      * Answer from a worker thread of the registry's own (isolated from the API's event loop and GC,
-     * restarted if it dies) instead of the main thread: costs about 55 MB idle and 140 MB at 10,000
-     * instances (a second V8 isolate, its module loader, a second copy of the zone).
+     * restarted if it dies), the only holder of the encoded zone; false answers on the main thread,
+     * which then holds the zone itself. Default: true, unless `responder_processes` is set (they read
+     * the main thread's socket). The thread costs about 55 MB idle (a second V8 isolate and its module
+     * loader); the zone is held once either way (docs/registry.md).
      */
-    responder_thread: z.boolean().default(false),
+    responder_thread: z.boolean().optional(),
     /**
      * The `/skydns/` projection of every registration, for stock CoreDNS's etcd plugin: `auto` writes it
      * where another process can read the store (etcd) and not on the embedded store; `on` / `off` force it.
@@ -231,10 +233,11 @@ export const DnsConfig = z
       .prefault({}),
   })
   .strict()
-  .refine((d) => !(d.responder_thread && d.responder_processes > 0), {
+  .refine((d) => !(d.responder_thread === true && d.responder_processes > 0), {
     message: "responder_processes share the main thread's socket: set it or responder_thread, not both",
     path: ['responder_processes'],
-  });
+  })
+  .transform((d) => ({ ...d, responder_thread: d.responder_thread ?? d.responder_processes === 0 }));
 
 /** An OpenAI-compatible model provider. */
 export const ProviderConfig = z

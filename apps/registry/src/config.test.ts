@@ -79,6 +79,10 @@ describe('loadRegistryConfig', () => {
     expect(registryConfigFrom({ control_plane: { max_body_bytes: 2048 } }).maxBodyBytes).toBe(2048);
     expect(registryConfigFrom({}).reach.dns.responder_processes).toBe(0);
     expect(registryConfigFrom({ dns: { responder_processes: 2 } }).reach.dns.responder_processes).toBe(2);
+    // The responder thread is the default, except beside responder processes (they read the main thread's socket).
+    expect(registryConfigFrom({}).reach.dns.responder_thread).toBe(true);
+    expect(registryConfigFrom({ dns: { responder_processes: 2 } }).reach.dns.responder_thread).toBe(false);
+    expect(registryConfigFrom({ dns: { responder_thread: false } }).reach.dns.responder_thread).toBe(false);
     expect(() => registryConfigFrom({ dns: { zone: 'UPPER' } })).toThrow(
       expect.objectContaining({ code: 'INVALID_CONFIG' }),
     );

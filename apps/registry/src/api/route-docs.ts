@@ -278,10 +278,11 @@ export const DOCS = {
   zone: describeRoute({
     tags: ['dns'],
     summary: 'The live DNS zone file',
-    description: 'RFC 1035 zone file text; the `X-Zone-Serial` header carries its SOA serial.',
+    description:
+      'RFC 1035 zone file text, streamed from a copy of the zone frozen at one serial, which the `X-Zone-Serial` header carries.',
     responses: {
       200: { description: 'The zone file.', content: { 'text/plain': { schema: { type: 'string' } } } },
-      ...errorResponses(),
+      ...errorResponses('UNAVAILABLE'),
     },
   }),
   healthz: healthzRoute(),

@@ -12,6 +12,8 @@ import { Zone } from './zone.js';
 export function createRegistryZone(instances: InstanceSource, config: RegistryConfig, logger: Logger): Zone {
   return new Zone(instances, {
     ...compileDnsOptions(config.reach).zone,
+    // With the responder thread, the thread holds the only encoded copy of the zone.
+    laidOut: !config.reach.dns.responder_thread,
     onSkip: (instanceId, error) =>
       logger.warn(
         { instance_id: instanceId, code: error.code, err: error },
@@ -21,9 +23,9 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
 }
 
 /**
- * Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`): on the main
- * thread (joined on UDP by `dns.responder_processes` child processes), or on a thread of its own when
- * `dns.responder_thread` is set.
+ * Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`): on a thread
+ * of its own (`dns.responder_thread`, the default), which then also makes the zone's exports, or on
+ * the main thread (joined on UDP by `dns.responder_processes` child processes).
  */
 export async function startRegistryDns(
   registry: { zone: Zone; config: RegistryConfig; logger: Logger; metrics?: RegistryMetrics },
@@ -46,7 +48,7 @@ export async function startRegistryDns(
     });
     return processes === 0 ? responder : withProcesses(registry, await responder, processes, onError);
   }
-  return startDnsResponderThread({
+  const responder = await startDnsResponderThread({
     zone: registry.zone,
     host: listen.host,
     port: listen.port,
@@ -55,6 +57,20 @@ export async function startRegistryDns(
     onRestart: (err, delayMs) =>
       registry.logger.error({ err, delay_ms: delayMs }, 'dns responder thread died; starting a new one'),
   });
+  registry.zone.exportVia(() => responder.exportZone());
+  return {
+    ...responder,
+    get worker() {
+      return responder.worker;
+    },
+    get restarts() {
+      return responder.restarts;
+    },
+    stop: async () => {
+      registry.zone.exportVia(undefined);
+      await responder.stop();
+    },
+  };
 }
 
 /** The main thread's responder joined by `count` processes reading its UDP socket; stops them first. */

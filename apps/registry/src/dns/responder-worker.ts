@@ -1,7 +1,11 @@
 import type { Socket as UdpSocket } from 'node:dgram';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
+import { answerEveryName } from '../testing/zone-queries.js';
 import { answerOnSocket, type DnsResponder, startDnsResponder } from './responder.js';
 import type { ZoneSettings } from './zone.js';
+import { yieldToEventLoop, zoneFileChunks } from './zone-file.js';
 import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
 
 /** What a responder worker is started with (plain data: it crosses threads and processes). */
@@ -24,14 +28,42 @@ export interface ResponderWorkerData {
 export type ToResponder =
   | { kind: 'start'; data: ResponderWorkerData }
   | { kind: 'update'; update: ZoneUpdate }
-  | { kind: 'stop' };
+  | { kind: 'stop' }
+  | WorkerRequest;
+
+/**
+ * Requests answered by a reply with the same `id`: `export` freezes the zone for a zone-file export
+ * (`export-ready`), each `export-next` writes its next piece (`export-chunk`, text null at the end),
+ * `export-end` drops it; `measure` reports the worker's heap and buffers after full GCs (the
+ * memory bench), first answering every name once when asked.
+ */
+export type WorkerRequest =
+  | { kind: 'export'; id: number }
+  | { kind: 'export-next'; id: number }
+  | { kind: 'export-end'; id: number }
+  | { kind: 'measure'; id: number; answerEveryName: boolean };
 
 /** Messages from a responder worker. */
 export type FromResponder =
   | { kind: 'listening'; host: string; port: number }
   | { kind: 'failed'; message: string; code: string | undefined }
   | { kind: 'socket-error'; message: string }
-  | { kind: 'stopped' };
+  | { kind: 'stopped' }
+  | WorkerReply;
+
+/** Replies to WorkerRequests. */
+export type WorkerReply =
+  | { kind: 'export-ready'; id: number; serial: number }
+  | { kind: 'export-chunk'; id: number; text: string | null }
+  | { kind: 'measured'; id: number; heapUsed: number; external: number }
+  | { kind: 'request-failed'; id: number; message: string };
+
+/** A full GC on request (the memory bench): the flag is set before the context that reads `gc` exists. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 4; i++) gc();
+}
 
 /** How a worker talks with the registry: a thread's port or a child process's IPC channel. */
 interface Channel {
@@ -70,14 +102,50 @@ function serve(channel: Channel): void {
     );
   };
 
+  /** Zone files being exported, by request id: each piece is written when asked for. */
+  const exports = new Map<number, Generator<string>>();
+  const request = async (message: WorkerRequest): Promise<WorkerReply | undefined> => {
+    const { id } = message;
+    if (replica === undefined) throw new Error('the responder has not started');
+    switch (message.kind) {
+      case 'export': {
+        const frozen = await replica.freeze(yieldToEventLoop);
+        exports.set(id, zoneFileChunks(frozen));
+        return { kind: 'export-ready', id, serial: frozen.serial };
+      }
+      case 'export-next': {
+        const next = exports.get(id)?.next();
+        if (next === undefined || next.done === true) {
+          exports.delete(id);
+          return { kind: 'export-chunk', id, text: null };
+        }
+        return { kind: 'export-chunk', id, text: next.value };
+      }
+      case 'export-end':
+        exports.delete(id);
+        return undefined;
+      case 'measure': {
+        if (message.answerEveryName) answerEveryName(replica);
+        collectGarbage();
+        const { heapUsed, external } = process.memoryUsage();
+        return { kind: 'measured', id, heapUsed, external };
+      }
+    }
+  };
+
   channel.onMessage((message, udp) => {
     if (message.kind === 'start') start(message.data, udp);
     else if (message.kind === 'update') replica?.apply(message.update);
-    else
+    else if (message.kind === 'stop')
       void (responder?.stop() ?? Promise.resolve()).then(() => {
         channel.post({ kind: 'stopped' });
         channel.close();
       });
+    else
+      request(message).then(
+        (reply) => reply !== undefined && channel.post(reply),
+        (error: Error) => channel.post({ kind: 'request-failed', id: message.id, message: error.message }),
+      );
   });
 }
 

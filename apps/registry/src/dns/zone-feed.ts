@@ -37,12 +37,9 @@ export class ZoneFeed {
     this.pendingWeights.clear();
     this.allWeights = false;
     this.sent.clear();
-    const put: PublishedInstance[] = [];
-    for (const id of this.zone.instanceIds()) {
-      const published = this.published(id);
-      if (published !== undefined) put.push(published);
-    }
-    return { serial: this.zone.serial, put, weights: [], deleted: [] };
+    const update = this.zone.everything();
+    for (const { record, weights } of update.put) this.sent.set(record.instance_id, weights);
+    return update;
   }
 
   /** Stops following the zone; nothing more is sent. */

@@ -2,6 +2,7 @@ import type { InstanceRecord } from '../store/records.js';
 import { instanceEntry } from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import type { SnapshotProvider } from './packet-handler.js';
+import { type FrozenZone, freezeZone, type Pause } from './zone-file.js';
 import type { ZoneSnapshot } from './zone-snapshot.js';
 
 /** One published instance as data: its registration and the weights the zone gives it. */
@@ -29,13 +30,38 @@ export class ZoneReplica implements SnapshotProvider {
   private readonly live: LiveZone;
   private serial = 0;
   private cached: ZoneSnapshot | undefined;
+  /** Updates that arrived while an export was freezing the zone, applied once it is done. */
+  private held: ZoneUpdate[] = [];
+  private freezing = 0;
 
   constructor(private readonly settings: ZoneSettings) {
     this.live = new LiveZone(settings);
   }
 
-  /** Applies one batch; the next snapshot() reflects it. */
+  /** Applies one batch; the next snapshot() reflects it (after any freeze under way). */
   apply(update: ZoneUpdate): void {
+    if (this.freezing > 0) this.held.push(update);
+    else this.applyNow(update);
+  }
+
+  /**
+   * Freezes the zone for an export, `pause` awaited between slices so answers go on meanwhile;
+   * updates that arrive before it is done are held and then applied in order.
+   */
+  async freeze(pause: Pause): Promise<FrozenZone> {
+    this.freezing++;
+    try {
+      return await freezeZone(this.snapshot(), pause);
+    } finally {
+      if (--this.freezing === 0) {
+        const held = this.held;
+        this.held = [];
+        for (const update of held) this.applyNow(update);
+      }
+    }
+  }
+
+  private applyNow(update: ZoneUpdate): void {
     for (const id of update.deleted) this.live.delete(id);
     for (const { record, weights } of update.put) {
       // The zone only sends what it could encode, so this fails only if the two disagree.

@@ -1,11 +1,13 @@
-import type { ReachError } from '@agent-reach/sdk/protocol';
+import { publishedCapabilities, type ReachError } from '@agent-reach/sdk/protocol';
 import type { InstanceChanges, InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from '../weights/weight-of.js';
-import { instanceEntry } from './instance-entry.js';
+import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import { normaliseZoneName } from './names.js';
+import { exportOnThisThread, type ZoneExport } from './zone-file.js';
 import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
+import type { ZoneUpdate } from './zone-replica.js';
 
 export type { InstanceWeights, ZoneSettings } from './live-zone.js';
 
@@ -28,6 +30,49 @@ export interface ZoneOptions {
   wallNow?: () => number;
   /** Told about registrations that cannot be published (and are left out). */
   onSkip?: (instanceId: string, error: ReachError) => void;
+  /**
+   * Whether this zone lays out the encoded zone (names, RRsets) itself: true for a responder on this
+   * thread; false when the responder thread holds the only copy (fed by a ZoneFeed), and this zone
+   * keeps just which instances are published and their weights. @default true
+   */
+  laidOut?: boolean;
+}
+
+/** What a Zone keeps of its published instances: the whole encoded zone, or only ids and weights. */
+interface PublishedSet {
+  put(entry: InstanceEntry, weights: InstanceWeights): void;
+  delete(instanceId: string): void;
+  setWeights(instanceId: string, weights: InstanceWeights): void;
+  weights(instanceId: string): InstanceWeights | undefined;
+  ids(): IterableIterator<string>;
+  commit(): void;
+}
+
+/** The published instances' ids and weights, no records (they are the InstanceSource's) nor wire data. */
+class PublishedWeights implements PublishedSet {
+  private readonly byId = new Map<string, InstanceWeights>();
+
+  put(entry: InstanceEntry, weights: InstanceWeights): void {
+    this.byId.set(entry.name, weights);
+  }
+
+  delete(instanceId: string): void {
+    this.byId.delete(instanceId);
+  }
+
+  setWeights(instanceId: string, weights: InstanceWeights): void {
+    if (this.byId.has(instanceId)) this.byId.set(instanceId, weights);
+  }
+
+  weights(instanceId: string): InstanceWeights | undefined {
+    return this.byId.get(instanceId);
+  }
+
+  ids(): IterableIterator<string> {
+    return this.byId.keys();
+  }
+
+  commit(): void {}
 }
 
 const U32 = 2 ** 32;
@@ -37,7 +82,9 @@ const MAX_SHARED_WEIGHTS = 4096;
 /**
  * The live DNS zone: kept current from an InstanceSource's change stream (never by polling).
  * Each change patches only the names and records it touches (LiveZone); a snapshot is a view of
- * them at the current serial.
+ * them at the current serial. Made with `laidOut: false` (the registry's default, where the
+ * responder thread answers), it keeps no LiveZone: only the published ids, their weights, the serial
+ * and the change stream, which is all a ZoneFeed needs; the records are the InstanceSource's.
  */
 export class Zone {
   readonly apex: string;
@@ -47,11 +94,16 @@ export class Zone {
   private readonly wallNow: () => number;
   private readonly onSkip: (instanceId: string, error: ReachError) => void;
   private weightOf: WeightOf;
-  private readonly live: LiveZone;
+  private readonly source: InstanceSource;
+  /** A LiveZone when laid out (then `published` is it), else only ids and weights. */
+  private live: LiveZone | undefined;
+  private published: PublishedSet;
   private readonly listeners = new Set<(serial: number, change: ZoneChange) => void>();
   private readonly unsubscribe: () => void;
   private currentSerial: number;
   private cached: ZoneSnapshot | undefined;
+  /** Where exports are made while a responder thread holds the encoded zone. */
+  private exporter: (() => Promise<ZoneExport>) | undefined;
   /** Equal weights as one object: most instances carry the same few (six objects, ~250 bytes, each). */
   private readonly sharedWeights = new Map<string, InstanceWeights>();
 
@@ -64,11 +116,18 @@ export class Zone {
     this.onSkip = options.onSkip ?? (() => {});
     this.weightOf = guardedWeightOf(options.weightOf ?? defaultWeightOf);
     this.currentSerial = Math.floor(this.wallNow() / 1000) % U32;
-    this.live = new LiveZone(this.settings);
+    this.source = source;
+    this.live = options.laidOut === false ? undefined : new LiveZone(this.settings);
+    this.published = this.live ?? new PublishedWeights();
     // Subscribe before reading the snapshot so no change falls between the two.
     this.unsubscribe = source.subscribe((changes) => this.apply(changes));
     for (const record of source.all()) this.put(record);
-    this.live.commit();
+    this.published.commit();
+  }
+
+  /** Whether this zone holds the encoded zone itself (see `laidOut`). */
+  get laidOut(): boolean {
+    return this.live !== undefined;
   }
 
   /** The current SOA serial; it increases on every change. */
@@ -76,10 +135,39 @@ export class Zone {
     return this.currentSerial;
   }
 
-  /** The zone as it is now; the same object until something changes. */
+  /**
+   * The zone as it is now; the same object until something changes. A zone made with `laidOut:
+   * false` lays itself out on the first call (O(instances)) and stays laid out: for tests and tools
+   * on a registry whose responder thread holds the zone; the registry itself never asks.
+   */
   snapshot(): ZoneSnapshot {
-    this.cached ??= this.live.snapshot(this.currentSerial);
+    this.cached ??= this.layOut().snapshot(this.currentSerial);
     return this.cached;
+  }
+
+  /**
+   * The zone file at one serial, produced a piece at a time (`GET /v1/zone`): by the responder
+   * thread while one serves this zone (`exportVia`), else from this zone's own snapshot.
+   */
+  export(): Promise<ZoneExport> {
+    if (this.exporter !== undefined) return this.exporter();
+    return Promise.resolve(exportOnThisThread(this.snapshot()));
+  }
+
+  /** Makes exports with `exporter` (the responder thread's), or again here when undefined. */
+  exportVia(exporter: (() => Promise<ZoneExport>) | undefined): void {
+    this.exporter = exporter;
+  }
+
+  /** Every published instance with its weights, at the current serial: a new replica's first update. */
+  everything(): ZoneUpdate {
+    const update: ZoneUpdate = { serial: this.currentSerial, put: [], weights: [], deleted: [] };
+    for (const id of this.published.ids()) {
+      const record = this.recordOf(id);
+      const weights = this.published.weights(id);
+      if (record !== undefined && weights !== undefined) update.put.push({ record, weights });
+    }
+    return update;
   }
 
   /** Replaces the weight function and republishes every SRV/SVCB priority and weight. */
@@ -90,11 +178,12 @@ export class Zone {
 
   /** Republishes priorities and weights: of the instances named, or of all when none are named. */
   weightsChanged(instanceIds?: readonly string[]): void {
-    for (const id of instanceIds ?? [...this.live.ids()]) {
-      const entry = this.live.entry(id);
-      if (entry !== undefined) this.live.setWeights(id, this.weightsFor(entry.record, entry.capabilities));
+    for (const id of instanceIds ?? [...this.published.ids()]) {
+      const record = this.recordOf(id);
+      if (record !== undefined)
+        this.published.setWeights(id, this.weightsFor(record, publishedCapabilities(record.declaration)));
     }
-    this.live.commit();
+    this.published.commit();
     this.changed({ weights: instanceIds ?? true });
   }
 
@@ -105,17 +194,19 @@ export class Zone {
 
   /** Ids of the instances the zone publishes now. */
   instanceIds(): IterableIterator<string> {
-    return this.live.ids();
+    return this.published.ids();
   }
 
   /** The registration the zone publishes for `instanceId`, or undefined when it is not in the zone. */
   recordOf(instanceId: string): InstanceRecord | undefined {
-    return this.live.entry(instanceId)?.record;
+    if (this.live !== undefined) return this.live.entry(instanceId)?.record;
+    // The source applied the change before telling the zone, so its record is the one published.
+    return this.published.weights(instanceId) === undefined ? undefined : this.source.get(instanceId);
   }
 
   /** The weights the zone gives a published instance now (the weight function's answers as data). */
   weightsOf(instanceId: string): InstanceWeights | undefined {
-    return this.live.weights(instanceId);
+    return this.published.weights(instanceId);
   }
 
   /** Calls `listener` with the new serial and what changed after each change; returns an unsubscribe function. */
@@ -130,10 +221,24 @@ export class Zone {
     this.listeners.clear();
   }
 
+  /** The LiveZone, laid out now from the published instances if this zone was made without one. */
+  private layOut(): LiveZone {
+    if (this.live !== undefined) return this.live;
+    const live = new LiveZone(this.settings);
+    for (const { record, weights } of this.everything().put) {
+      const entry = instanceEntry(record, this.apex, this.ttl);
+      if (entry.ok) live.put(entry.value, weights);
+    }
+    live.commit();
+    this.live = live;
+    this.published = live;
+    return live;
+  }
+
   private apply(changes: InstanceChanges): void {
-    for (const id of changes.deleted) this.live.delete(id);
+    for (const id of changes.deleted) this.published.delete(id);
     for (const record of changes.put) this.put(record);
-    this.live.commit();
+    this.published.commit();
     this.changed({ ids: [...changes.deleted, ...changes.put.map((record) => record.instance_id)] });
   }
 
@@ -158,10 +263,10 @@ export class Zone {
   private put(record: InstanceRecord): void {
     const entry = instanceEntry(record, this.apex, this.ttl);
     if (entry.ok) {
-      this.live.put(entry.value, this.weightsFor(record, entry.value.capabilities));
+      this.published.put(entry.value, this.weightsFor(record, entry.value.capabilities));
       return;
     }
-    this.live.delete(record.instance_id);
+    this.published.delete(record.instance_id);
     this.onSkip(record.instance_id, entry.error);
   }
 
