@@ -3,6 +3,7 @@ export { registryConfigFrom } from './config.js';
 export {
   AnswerCache,
   type DnsResponder,
+  type DnsResponderThread,
   handleMessage,
   RRTYPE,
   startRegistryDns,

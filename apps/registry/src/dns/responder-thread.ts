@@ -144,7 +144,11 @@ export async function startDnsResponderThread(
     exportZone: () => exportFrom(supervised.current.peer.requests),
     async heldBytes(options = {}) {
       const { requests } = supervised.current.peer;
-      const request = { kind: 'measure' as const, id: requests.newId(), answerEveryName: options.answerEveryName ?? false };
+      const request = {
+        kind: 'measure' as const,
+        id: requests.newId(),
+        answerEveryName: options.answerEveryName ?? false,
+      };
       const { heapUsed, external } = await requests.ask(request, 'measured');
       return heapUsed + external;
     },

@@ -11,9 +11,13 @@ export function createZoneRoutes(zone: { export(): Promise<ZoneExport> }): Hono 
   const routes = new Hono();
   routes.get('/v1/zone', DOCS.zone, async (c) => {
     const exported = await zone.export().catch((cause: unknown) => {
-      throw new ReachError('UNAVAILABLE', `the DNS zone cannot be exported now: ${(cause as Error).message}`, {
-        cause,
-      });
+      throw new ReachError(
+        'UNAVAILABLE',
+        `the DNS zone cannot be exported now: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      );
     });
     const pieces = exported.chunks[Symbol.asyncIterator]();
     const encoder = new TextEncoder();

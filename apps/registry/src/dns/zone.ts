@@ -6,8 +6,8 @@ import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import { normaliseZoneName } from './names.js';
 import { exportOnThisThread, type ZoneExport } from './zone-file.js';
-import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 import type { ZoneUpdate } from './zone-replica.js';
+import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 
 export type { InstanceWeights, ZoneSettings } from './live-zone.js';
 
