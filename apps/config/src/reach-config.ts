@@ -158,6 +158,11 @@ export const StorageConfig = z
     type: z.enum(['embedded', 'file', 'etcd']).default('embedded'),
     path: z.string().default('./data'),
     sync_interval: Seconds.prefault(30),
+    /**
+     * Embedded store: answer a registration, deregistration or other stored change only once the journal
+     * holding it is fsynced (changes of one event-loop turn share one fsync); `sync_interval` is then unused.
+     */
+    fsync_before_ack: z.boolean().default(false),
     etcd: z
       .object({
         endpoints: z.array(z.string().url()).min(1).default(['http://127.0.0.1:2379']),

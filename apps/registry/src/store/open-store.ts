@@ -22,7 +22,8 @@ export interface OpenStoreOptions {
 
 /**
  * Opens the store `storage.type` names: `etcd`, or the embedded store (`file` is the seed's name
- * for it). Writes reach the journal within 100 ms; `sync_interval` is how often they are fsynced.
+ * for it). Embedded writes reach the journal at the end of their event-loop turn; `sync_interval` is how
+ * often they are fsynced, unless `fsync_before_ack` fsyncs them before they are acknowledged.
  */
 export function openStore(storage: StorageSettings, options: OpenStoreOptions = {}): Promise<RegistryStore> {
   const onError = options.onError === undefined ? {} : { onError: options.onError };
@@ -40,6 +41,7 @@ export function openStore(storage: StorageSettings, options: OpenStoreOptions = 
       return openEmbeddedStore({
         path: storage.path,
         syncIntervalMs: storage.sync_interval,
+        fsyncBeforeAck: storage.fsync_before_ack,
         ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...onError,
       });

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { type FileHandle, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Clock, systemClock } from '@agent-reach/sdk/clock';
 import { err, ok, ReachError, type Result } from '@agent-reach/sdk/protocol';
@@ -30,6 +30,15 @@ export interface EmbeddedStoreOptions {
   flushIntervalMs?: number;
   /** Longest wait before written changes are fsynced. @default 1000 */
   syncIntervalMs?: number;
+  /**
+   * `storage.fsync_before_ack`: a commit or revoke resolves only once the journal bytes holding it are
+   * fsynced (all changes of one event-loop turn, or of the previous fsync's duration, share one fsync);
+   * `syncIntervalMs` is then unused. A lease grant resolves at once: its record precedes, and is synced
+   * with, the first commit that binds a key to it. @default false
+   */
+  fsyncBeforeAck?: boolean;
+  /** How the journal reaches the disk (`handle.datasync()`): the seam through which tests count and fail fsyncs. */
+  datasync?: (handle: FileHandle) => Promise<void>;
   /** Least journal growth between two snapshot rewrites (which also wait for two thirds of it to be superseded). @default 4 MiB */
   compactMinBytes?: number;
   /** Told about background failures (journal writes, watch listeners that throw). */
@@ -47,18 +56,25 @@ export class EmbeddedStore implements RegistryStore {
   readonly kind = 'embedded' as const;
   // In-process: nothing but this registry can read it.
   readonly externalReaders = false;
-  readonly #leases: LeaseTable;
-  readonly #kv: KvState;
+  readonly #clock: Clock;
+  // Replaced whole when a failed fsync rolls the store back to its journal (`#rollBack`).
+  #leases: LeaseTable;
+  #kv: KvState;
   readonly #hub: WatchHub;
   readonly #elections = new ElectionQueue();
   readonly #onError: (error: unknown) => void;
+  readonly #fsyncBeforeAck: boolean;
   #journal: Journal | undefined;
+  /** Set once a failed write or fsync made the store roll back to what the journal holds on disk. */
+  #rolledBack: Promise<void> | undefined;
   #release: (() => void) | undefined;
   #nextLease = 1 + Math.floor(Math.random() * 2 ** 40);
   #closed = false;
 
-  private constructor(clock: Clock, onError: (error: unknown) => void) {
+  private constructor(clock: Clock, onError: (error: unknown) => void, fsyncBeforeAck: boolean) {
+    this.#clock = clock;
     this.#onError = onError;
+    this.#fsyncBeforeAck = fsyncBeforeAck;
     this.#leases = new LeaseTable(clock, (ids) => this.#expire(ids));
     this.#kv = new KvState(this.#leases);
     this.#hub = new WatchHub(onError);
@@ -67,7 +83,8 @@ export class EmbeddedStore implements RegistryStore {
   /** Opens (or creates) the store whose journal lives at `options.path`, restoring its keys. */
   static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     const onError = options.onError ?? ((error: unknown) => console.error('[embedded-store]', error));
-    const store = new EmbeddedStore(options.clock ?? systemClock, onError);
+    const fsyncBeforeAck = options.fsyncBeforeAck ?? false;
+    const store = new EmbeddedStore(options.clock ?? systemClock, onError, fsyncBeforeAck);
     const file = journalFileFor(options.path);
     await mkdir(dirname(file), { recursive: true });
     store.#release = lockJournal(file);
@@ -82,6 +99,8 @@ export class EmbeddedStore implements RegistryStore {
           ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
           ...(options.syncIntervalMs === undefined ? {} : { syncIntervalMs: options.syncIntervalMs }),
           ...(options.compactMinBytes === undefined ? {} : { compactMinBytes: options.compactMinBytes }),
+          ...(options.datasync === undefined ? {} : { datasync: options.datasync }),
+          syncEachWrite: fsyncBeforeAck,
           onError,
         },
         found,
@@ -100,6 +119,8 @@ export class EmbeddedStore implements RegistryStore {
     }
     const journal = this.#open();
     const id = String(this.#nextLease++);
+    // Never waits for the disk: a lease holds nothing until a commit binds a key to it, and that commit's
+    // fsync covers this earlier record. A restart that finds no grant only means the lease is gone.
     journal.append({ t: 'grant', l: id, ttl: ttlMs });
     this.#leases.grant(id, ttlMs);
     return id;
@@ -115,8 +136,9 @@ export class EmbeddedStore implements RegistryStore {
   async revokeLease(lease: LeaseId): Promise<void> {
     const journal = this.#open();
     if (typeof lease !== 'string' || !this.#leases.isLive(lease)) return;
-    journal.append({ t: 'revoke', l: lease });
+    const durable = this.#write(journal, { t: 'revoke', l: lease });
     this.#hub.emit(this.#kv.dropLease(lease));
+    if (durable !== undefined) await durable;
   }
 
   async commit(ops: { puts?: PutOp[]; deletes?: string[] }): Promise<Result<void, LeaseError>> {
@@ -141,8 +163,12 @@ export class EmbeddedStore implements RegistryStore {
     const p = puts.map(
       (put): JournalPut => (put.lease === undefined ? [put.key, put.value] : [put.key, put.value, put.lease]),
     );
-    journal.append(deletes.length > 0 ? { t: 'commit', p, d: deletes } : { t: 'commit', p });
+    const durable = this.#write(
+      journal,
+      deletes.length > 0 ? { t: 'commit', p, d: deletes } : { t: 'commit', p },
+    );
     this.#hub.emit(this.#kv.apply(puts, deletes));
+    if (durable !== undefined) await durable;
     return ok(undefined);
   }
 
@@ -195,6 +221,42 @@ export class EmbeddedStore implements RegistryStore {
     return this.#journal;
   }
 
+  /**
+   * Journals a change its caller acknowledges. With `fsyncBeforeAck`, the promise to await before
+   * acknowledging: it settles once the record is on disk. The change is applied in memory right after
+   * this call, so other readers (and DNS) may see it up to one fsync before its writer's answer; if the
+   * write or fsync fails, the store rolls back to what the journal holds on disk before the promise
+   * rejects, so no change whose writer was told it failed stays visible.
+   */
+  #write(journal: Journal, record: JournalRecord): Promise<void> | undefined {
+    if (!this.#fsyncBeforeAck) {
+      journal.append(record);
+      return undefined;
+    }
+    return journal.appendDurable(record).catch(async (error: unknown) => {
+      this.#rolledBack ??= this.#rollBack().catch((cause: unknown) => this.#onError(cause));
+      await this.#rolledBack;
+      throw error;
+    });
+  }
+
+  /**
+   * Replaces the leases and keys with those the journal held at its last good fsync (as a restart would
+   * find them: restored leases get a fresh full TTL), and tells watchers what that changed. Every later
+   * change was unacknowledged: its writer waits on the failed fsync. The journal takes no more changes.
+   */
+  async #rollBack(): Promise<void> {
+    const records = await this.#journal!.durableRecords();
+    const leases = new LeaseTable(this.#clock, (ids) => this.#expire(ids));
+    const kv = new KvState(leases);
+    for (const record of records) this.#replay(record, leases, kv);
+    const events = changesBetween(this.#kv.entries(), kv.entries());
+    this.#leases.close();
+    this.#leases = leases;
+    this.#kv = kv;
+    this.#hub.emit(events);
+  }
+
   #expire(ids: LeaseId[]): void {
     const events: WatchEvent[] = [];
     for (const id of ids) {
@@ -208,26 +270,27 @@ export class EmbeddedStore implements RegistryStore {
     this.#hub.emit(events);
   }
 
-  #replay(record: JournalRecord): void {
+  /** Applies one journal record to `leases` and `kv` (the store's own, unless rolling back). */
+  #replay(record: JournalRecord, leases = this.#leases, kv = this.#kv): void {
     switch (record.t) {
       case 'snap':
         this.#nextLease = Math.max(this.#nextLease, record.next);
         // Restored leases get a fresh full TTL, as etcd does on a leader change.
-        for (const [id, ttl] of record.leases) this.#leases.grant(id, ttl);
+        for (const [id, ttl] of record.leases) leases.grant(id, ttl);
         return;
       case 'grant':
-        this.#leases.grant(record.l, record.ttl);
+        leases.grant(record.l, record.ttl);
         this.#nextLease = Math.max(this.#nextLease, Number(record.l) + 1 || 0);
         return;
       case 'revoke':
-        this.#kv.dropLease(record.l);
+        kv.dropLease(record.l);
         return;
       case 'commit': {
         // A put whose lease is gone could never have been accepted; skip it rather than orphan it.
         const puts = (record.p ?? [])
-          .filter(([, , lease]) => lease === undefined || this.#leases.isLive(lease))
+          .filter(([, , lease]) => lease === undefined || leases.isLive(lease))
           .map(([key, value, lease]) => (lease === undefined ? { key, value } : { key, value, lease }));
-        this.#kv.apply(puts, record.d ?? []);
+        kv.apply(puts, record.d ?? []);
         return;
       }
     }
@@ -241,6 +304,19 @@ export class EmbeddedStore implements RegistryStore {
   #snapshot(): JournalSnapshot {
     return { nextLease: this.#nextLease, leases: this.#leases.entries(), kv: this.#kv.entries() };
   }
+}
+
+/** The watch events that turn the keys `before` into the keys `after` (both as journal puts). */
+function changesBetween(before: JournalPut[], after: JournalPut[]): WatchEvent[] {
+  const remaining = new Map<string, string>();
+  for (const [key, value] of before) remaining.set(key, value);
+  const events: WatchEvent[] = [];
+  for (const [key, value] of after) {
+    if (remaining.get(key) !== value) events.push({ type: 'put', key, value });
+    remaining.delete(key);
+  }
+  for (const key of remaining.keys()) events.push({ type: 'delete', key });
+  return events;
 }
 
 /** Opens the in-process store: leases on the monotonic clock, JSON-lines journal under `path`. */

@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ReachError } from '@agent-reach/sdk/protocol';
 import { type JournalRecord, type JournalSnapshot, parseJournal, snapshotLines } from './journal-records.js';
@@ -14,6 +14,15 @@ export interface JournalOptions {
   flushIntervalMs?: number;
   /** Longest time a written record waits for fsync (the seed's batch sync). @default 1000 */
   syncIntervalMs?: number;
+  /**
+   * Fsync every write at once (`storage.fsync_before_ack`), so `appendDurable`'s promises settle as soon
+   * as they can; `syncIntervalMs` is then unused. Group commit: one write takes every record appended
+   * since the previous one — those of one turn of the event loop, or of every turn the previous write
+   * and fsync took — and one fsync covers them all. @default false
+   */
+  syncEachWrite?: boolean;
+  /** How written bytes reach the disk: `handle.datasync()`. The seam through which tests count and fail fsyncs. */
+  datasync?: (handle: FileHandle) => Promise<void>;
   /**
    * Roughly how many bytes a snapshot taken now would have. The journal is rewritten once it is more
    * than three times that (two thirds superseded records) and grew by `compactMinBytes` since the
@@ -52,7 +61,10 @@ export async function readJournal(file: string): Promise<JournalContents> {
 /**
  * An append-only JSON-lines journal: records gather in memory and are written in batches, by default
  * one per turn of the event loop (so no record outlives a turn in memory, and none waits long); it is
- * rewritten as a snapshot when it grows, and flushed and synced on close.
+ * rewritten as a snapshot when it grows, and flushed and synced on close. Writes are fsynced every
+ * `syncIntervalMs`, or each at once with `syncEachWrite` (then `appendDurable` tells when a record is on
+ * disk). After a failed write or fsync it refuses every later record: what reached the disk is unknown
+ * past the last good fsync (`durableRecords`).
  */
 export class Journal {
   readonly #file: string;
@@ -60,6 +72,10 @@ export class Journal {
     Pick<JournalOptions, 'onError' | 'liveBytes'>;
   #handle: FileHandle | undefined;
   #buffer: string[] = [];
+  /** Who waits for the buffered records to reach the disk (made by the first `appendDurable` after a write). */
+  #bufferWaiters: Waiters | undefined;
+  /** Who waits for records already written to be fsynced, oldest first. */
+  #writtenWaiters: Waiters[] = [];
   #chain: Promise<void> = Promise.resolve();
   /** Cancels the pending flush's timer, if one is pending. */
   #cancelFlush: (() => void) | undefined;
@@ -67,12 +83,21 @@ export class Journal {
   #unsynced = false;
   #bytesSinceSnapshot = 0;
   #snapshotBytes = 0;
+  /** How many bytes of the file are known to be on disk: the snapshot, then up to the last fsync's start. */
+  #durableBytes = 0;
   #failure: unknown;
   #closed = false;
 
   private constructor(file: string, options: JournalOptions) {
     this.#file = file;
-    this.#opts = { flushIntervalMs: 0, syncIntervalMs: 1000, compactMinBytes: 4 * 1024 * 1024, ...options };
+    this.#opts = {
+      flushIntervalMs: 0,
+      syncIntervalMs: 1000,
+      syncEachWrite: false,
+      datasync: (handle) => handle.datasync(),
+      compactMinBytes: 4 * 1024 * 1024,
+      ...options,
+    };
   }
 
   /**
@@ -86,6 +111,9 @@ export class Journal {
       if (found?.appendable) {
         journal.#handle = await open(file, 'a');
         journal.#snapshotBytes = found.bytes;
+        // What a killed process wrote may still be only in the page cache: acknowledge nothing on top of it.
+        if (journal.#opts.syncEachWrite) await journal.#opts.datasync(journal.#handle);
+        journal.#durableBytes = found.bytes;
       } else {
         await journal.#rewrite(options.snapshot());
       }
@@ -113,6 +141,31 @@ export class Journal {
       const immediate = setImmediate(() => this.#enqueueFlush());
       this.#cancelFlush = () => clearImmediate(immediate);
     }
+  }
+
+  /**
+   * Queues one record like `append`; the promise resolves once the record is on disk, and rejects with
+   * STORE_UNAVAILABLE when it cannot be written or synced. Every record appended before the same write
+   * shares one promise (and one fsync).
+   */
+  appendDurable(record: JournalRecord): Promise<void> {
+    this.append(record);
+    this.#bufferWaiters ??= new Waiters();
+    return this.#bufferWaiters.promise;
+  }
+
+  /**
+   * After a failure: the records the last successful fsync (or snapshot) made durable. The file is cut
+   * back to them first, so a restart does not find records whose writers were told they failed.
+   */
+  async durableRecords(): Promise<JournalRecord[]> {
+    const data = await readFile(this.#file);
+    try {
+      await truncate(this.#file, this.#durableBytes);
+    } catch (error) {
+      this.#opts.onError?.(error);
+    }
+    return parseJournal(data.subarray(0, this.#durableBytes).toString('utf8'), this.#file).records;
   }
 
   /** Writes and syncs everything appended so far. */
@@ -151,25 +204,53 @@ export class Journal {
     try {
       await step();
     } catch (error) {
-      this.#failure = error;
-      this.#opts.onError?.(error);
+      this.#fail(error);
     }
+  }
+
+  /** The journal cannot be trusted any more: every waiter and every later append fails. */
+  #fail(error: unknown): void {
+    this.#failure = error;
+    const refused = new ReachError(
+      'STORE_UNAVAILABLE',
+      `registry journal ${this.#file} could not be written and synced; the change is not stored`,
+      { cause: error },
+    );
+    for (const waiters of this.#writtenWaiters) waiters.reject(refused);
+    this.#writtenWaiters = [];
+    this.#bufferWaiters?.reject(refused);
+    this.#bufferWaiters = undefined;
+    this.#opts.onError?.(error);
+  }
+
+  /** The buffered records are about to be written (or snapshotted): their waiters now wait for the fsync. */
+  #takeBufferWaiters(): void {
+    if (this.#bufferWaiters === undefined) return;
+    this.#writtenWaiters.push(this.#bufferWaiters);
+    this.#bufferWaiters = undefined;
   }
 
   async #writeBuffered(): Promise<void> {
     if (this.#buffer.length === 0) return;
     const text = this.#buffer.join('');
     this.#buffer = [];
+    this.#takeBufferWaiters();
     await this.#handle!.write(text);
     this.#bytesSinceSnapshot += Buffer.byteLength(text);
     this.#unsynced = true;
-    this.#syncTimer ??= setTimeout(() => {
-      this.#chain = this.#chain.then(() => this.#sync());
-    }, this.#opts.syncIntervalMs).unref();
+    if (this.#opts.syncEachWrite) {
+      // Records appended meanwhile wait in the buffer for the next write and its fsync: group commit.
+      await this.#syncWritten();
+    } else {
+      this.#syncTimer ??= setTimeout(() => {
+        this.#chain = this.#chain.then(() => this.#sync());
+      }, this.#opts.syncIntervalMs).unref();
+    }
     if (this.#shouldCompact()) {
-      // The snapshot includes every buffered record, so they are dropped with it.
+      // The snapshot includes every buffered record, so they are dropped with it (and made durable by it).
       const snapshot = this.#opts.snapshot();
       this.#buffer = [];
+      this.#takeBufferWaiters();
       await this.#rewrite(snapshot);
     }
   }
@@ -182,11 +263,20 @@ export class Journal {
   }
 
   async #sync(): Promise<void> {
+    await this.#guard(() => this.#syncWritten());
+  }
+
+  /** Fsyncs what was written, then lets its waiters go on; throws when the fsync fails (callers guard). */
+  async #syncWritten(): Promise<void> {
     if (this.#syncTimer !== undefined) clearTimeout(this.#syncTimer);
     this.#syncTimer = undefined;
     if (!this.#unsynced) return;
     this.#unsynced = false;
-    await this.#guard(() => this.#handle!.datasync());
+    const bytes = this.#snapshotBytes + this.#bytesSinceSnapshot;
+    const covered = this.#writtenWaiters.length;
+    await this.#opts.datasync(this.#handle!);
+    this.#durableBytes = bytes;
+    for (const waiters of this.#writtenWaiters.splice(0, covered)) waiters.resolve();
   }
 
   /** Writes `snapshot` to a temporary file, syncs it, and renames it over the journal. */
@@ -205,17 +295,36 @@ export class Journal {
         }
       }
       if (pending.length > 0) await out.write(pending.join(''));
-      await out.datasync();
+      await this.#opts.datasync(out);
     } finally {
       await out.close();
     }
     await rename(tmp, this.#file);
+    // From here the file is the snapshot, every byte of it synced.
+    this.#durableBytes = bytes;
     await syncDirectory(dirname(this.#file));
     await this.#handle?.close();
     this.#handle = await open(this.#file, 'a');
     this.#snapshotBytes = bytes;
     this.#bytesSinceSnapshot = 0;
     this.#unsynced = false;
+    for (const waiters of this.#writtenWaiters.splice(0)) waiters.resolve();
+  }
+}
+
+/** One promise for every record of one write: resolved once they are on disk, rejected if they cannot be. */
+class Waiters {
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+
+  constructor() {
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // Its writers await it; this only keeps a rejection nobody awaits yet from counting as unhandled.
+    this.promise.catch(() => undefined);
   }
 }
 
