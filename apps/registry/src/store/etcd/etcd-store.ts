@@ -18,6 +18,7 @@ import { rangeAll } from './etcd-range.js';
 import { type EtcdSecurity, EtcdUnaryClient, type TxnOp } from './etcd-unary.js';
 import { openEtcdWatch } from './etcd-watch.js';
 import { KeepAliveStream } from './keepalive-stream.js';
+import { LeaseDeadlines } from './lease-deadlines.js';
 import { LeasePool } from './lease-pool.js';
 import { TxnBatcher } from './txn-batcher.js';
 
@@ -48,7 +49,12 @@ export class EtcdStore implements RegistryStore {
   readonly #prefix: Buffer;
   readonly #electionTtl: number;
   readonly #onError: (error: unknown) => void;
+  /** Refreshes of leases that surely have not expired (most heartbeats). */
   readonly #keepAlives: KeepAliveStream;
+  /** Refreshes of leases that may have expired, or that this process never saw: see LeaseDeadlines. */
+  readonly #lateKeepAlives: KeepAliveStream;
+  readonly #deadlines = new LeaseDeadlines();
+  readonly #sweepDeadlines: NodeJS.Timeout;
   readonly #watches = new Set<Watch>();
   readonly #leaderships = new Set<Leadership>();
   readonly #txns: TxnBatcher;
@@ -79,6 +85,9 @@ export class EtcdStore implements RegistryStore {
     this.#electionTtl = options.electionTtlSeconds ?? 2;
     this.#onError = options.onError ?? ((error: unknown) => console.error('[etcd-store]', error));
     this.#keepAlives = new KeepAliveStream(this.#unary, { timeoutMs: timeout });
+    this.#lateKeepAlives = new KeepAliveStream(this.#unary, { timeoutMs: timeout });
+    this.#sweepDeadlines = setInterval(() => this.#deadlines.sweep(), 10_000);
+    this.#sweepDeadlines.unref();
     this.#txns = new TxnBatcher({
       send: (ops) => this.#unary.txn(ops),
       isLeaseNotFound,
@@ -91,8 +100,8 @@ export class EtcdStore implements RegistryStore {
     });
     // Registrations take leases granted moments before, so they wait for one raft round, not two.
     this.#leases = new LeasePool({
-      grant: (ttlSeconds) => this.#unary.grantLease(ttlSeconds),
-      refresh: (lease) => this.#keepAlives.refresh(lease),
+      grant: (ttlSeconds) => this.#grant(ttlSeconds),
+      refresh: (lease) => this.#refresh(lease),
       onError: this.#onError,
     });
   }
@@ -127,13 +136,14 @@ export class EtcdStore implements RegistryStore {
   async keepAlive(lease: LeaseId): Promise<Result<{ ttlMs: number }, LeaseError>> {
     this.#assertOpen();
     if (!isEtcdLeaseId(lease)) return err('lease_not_found');
-    const ttlSeconds = await this.#call('keep-alive', () => this.#keepAlives.refresh(lease));
+    const ttlSeconds = await this.#call('keep-alive', () => this.#refresh(lease));
     return ttlSeconds > 0 ? ok({ ttlMs: ttlSeconds * 1000 }) : err('lease_not_found');
   }
 
   async revokeLease(lease: LeaseId): Promise<void> {
     this.#assertOpen();
     if (!isEtcdLeaseId(lease)) return;
+    this.#deadlines.forget(lease);
     try {
       await this.#client.leaseClient.leaseRevoke({ ID: lease });
     } catch (error) {
@@ -244,9 +254,32 @@ export class EtcdStore implements RegistryStore {
     // Resigning revokes each session lease, so another process takes over at once.
     await Promise.allSettled([...this.#leaderships].map((leadership) => leadership.resign()));
     this.#leases.close();
+    clearInterval(this.#sweepDeadlines);
     this.#keepAlives.close();
+    this.#lateKeepAlives.close();
     this.#unary.close();
     this.#client.close();
+  }
+
+  async #grant(ttlSeconds: number): Promise<string> {
+    const startedAt = this.#deadlines.now();
+    const lease = await this.#unary.grantLease(ttlSeconds);
+    this.#deadlines.renewed(lease, startedAt, ttlSeconds);
+    return lease;
+  }
+
+  /** One keep-alive of `lease`, on the stream its deadline calls for; resolves with its TTL (0: gone). */
+  async #refresh(lease: string): Promise<number> {
+    const startedAt = this.#deadlines.now();
+    const stream = this.#deadlines.alive(lease) ? this.#keepAlives : this.#lateKeepAlives;
+    const ttlSeconds = await stream.refresh(lease);
+    this.#deadlines.renewed(lease, startedAt, ttlSeconds);
+    return ttlSeconds;
+  }
+
+  /** Leases whose deadline this process knows (tests). */
+  get trackedLeases(): number {
+    return this.#deadlines.size;
   }
 
   #key(key: string): Buffer {
