@@ -285,11 +285,18 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     ],
   });
   // The leader forgets instance ids whose instance stayed gone past the retention.
+  // A pass still running is not joined by another: at 100,000 identities on a slow etcd, one pass
+  // can outlast the interval, and overlapping passes only add to the load that slowed it.
+  let collecting = false;
   const stopCollecting = clock.every(Math.min(60_000, config.instanceIdRetentionMs), () => {
-    if (!sweeper.isLeader) return;
+    if (!sweeper.isLeader || collecting) return;
+    collecting = true;
     identities
       .collect((id) => instances.get(id) !== undefined, clock.now(), config.instanceIdRetentionMs)
-      .catch((cause: unknown) => logger.warn({ err: cause }, 'instance identity collection failed'));
+      .catch((cause: unknown) => logger.warn({ err: cause }, 'instance identity collection failed'))
+      .finally(() => {
+        collecting = false;
+      });
   });
   // The leader removes declaration versions older than the retention that nothing runs or prefers.
   const stopPruning = clock.every(Math.min(3_600_000, config.declarations.keepHistoryMs), () => {

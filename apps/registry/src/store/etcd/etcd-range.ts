@@ -2,8 +2,28 @@ import type { IKeyValue, KVClient } from 'etcd3';
 import type { KeyValue } from '../store.js';
 import { prefixEnd } from './etcd-keys.js';
 
-/** Keys per range request: etcd's default 4 MiB gRPC message limit must never be hit. */
-const PAGE = 500;
+/** Keys in the first range request of a listing, before the size of a key-value is known. */
+const FIRST_PAGE = 500;
+/**
+ * Bytes (keys and values) a later page aims at: a quarter of the 4 MiB gRPC message limit, so a page
+ * of key-values four times larger than the average so far still fits.
+ */
+const PAGE_BYTES = 1024 * 1024;
+/** Most keys in one page, however small they are. */
+const MAX_PAGE = 10_000;
+
+/**
+ * Keys to ask for in the next page, from the average size of the key-values read so far. etcd walks
+ * its in-memory index from a page's first key to the END of the range on every page (3.4: and copies
+ * every revision found, under the index lock that writes wait on), so a listing's cost grows with
+ * (keys / page size) × keys: 500-key pages made one pass over 100,000 identities hold etcd's writes
+ * for seconds per page (docs/benchmarks.md, "etcd at 100,000").
+ */
+export function nextPageSize(bytesRead: number, keysRead: number): number {
+  if (keysRead === 0) return FIRST_PAGE;
+  const average = Math.max(1, bytesRead / keysRead);
+  return Math.max(FIRST_PAGE, Math.min(MAX_PAGE, Math.floor(PAGE_BYTES / average)));
+}
 
 /** The range covering every key under `prefix`; an empty prefix covers the whole keyspace. */
 export function prefixRange(prefix: Buffer): { key: Buffer; range_end: Buffer } {
@@ -33,15 +53,19 @@ export async function rangeAll(
   const out: KeyValue[] = [];
   let start = key;
   let revision: string | undefined;
+  let bytesRead = 0;
   for (;;) {
     const res = await kv.range({
       key: start,
       range_end,
-      limit: PAGE,
+      limit: nextPageSize(bytesRead, out.length),
       ...(revision === undefined ? {} : { revision }),
     });
     revision ??= String(res.header.revision);
-    for (const item of res.kvs) out.push(toKeyValue(item, namespaceLength));
+    for (const item of res.kvs) {
+      bytesRead += item.key.length + item.value.length;
+      out.push(toKeyValue(item, namespaceLength));
+    }
     const last = res.kvs.at(-1);
     // The finished call stays reachable to minor GCs for a while: it must not carry the page along.
     res.kvs = [];
