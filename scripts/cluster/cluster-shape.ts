@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { ETCD_SERVER_FLAGS } from './etcd-flags.js';
 
 /** One process of the cluster shape: a node entry point (run through tsx) and its environment. */
 export interface ClusterProcess {
@@ -92,6 +93,7 @@ export function clusterShape(options: ClusterOptions): {
       '--initial-cluster-token=agent-reach-cluster',
       '--logger=zap',
       '--log-level=warn',
+      ...ETCD_SERVER_FLAGS,
     ],
     env: {},
     url: `http://${local(m.client)}`,
