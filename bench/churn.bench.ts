@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireTool } from '../test/harness/debian-tools.js';
 import { registerLua, registerMany } from './lib/agents.js';
 import { startChurnLoad } from './lib/churn-load.js';
 import { watchCpu } from './lib/cpu.js';
+import { monotonicUs, type Window } from './lib/cpuprofile.js';
 import { firstAnswerMs, probeUntilAnswered } from './lib/dns-lag.js';
 import { wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { type DnsperfResult, dnsperf } from './lib/dnsperf.js';
@@ -32,6 +33,8 @@ const PROBE_INTERVAL_MS = 1;
 /** Another checkout's registry to measure (a worktree of an older commit, for A/B runs). */
 const ROOT = process.env.BENCH_CHURN_ROOT;
 const NODE_FLAGS = (process.env.BENCH_CHURN_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+/** With `--cpu-prof-dir=<dir>` in the node flags, the phases' windows go to `<dir>/windows-<count>.json`. */
+const PROFILE_DIR = NODE_FLAGS.find((f) => f.startsWith('--cpu-prof-dir='))?.slice('--cpu-prof-dir='.length);
 const COUNTS = process.env.BENCH_CHURN_COUNTS
   ? process.env.BENCH_CHURN_COUNTS.split(',').map(Number)
   : process.env.BENCH_CHURN_100K === '1'
@@ -88,6 +91,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     let probeQueries = 0;
     const lagProbes: Promise<void>[] = [];
     const cpuSpan = watchCpu([registry.pid, load.pid]);
+    const churnFrom = monotonicUs();
     const [dns, http] = await Promise.all([
       dnsperf(registry.dnsPort, queries, { ...dnsOptions, seconds: SECONDS }),
       load.run((id, at) => {
@@ -111,7 +115,19 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     const { registrations, deregistrations, heartbeats, staleHeartbeats } = http;
     const rssMb = registry.rssMb();
     // The reference of the registrations/s target: registrations alone, after the churn run.
+    const aloneFrom = monotonicUs();
     const alone = await wrk(`${registry.url}/v1/agents`, { seconds: 2, lua: registerLua() });
+    if (PROFILE_DIR !== undefined) {
+      const windows: Record<string, Window> = {
+        churn: { fromUs: churnFrom, toUs: aloneFrom },
+        alone: { fromUs: aloneFrom, toUs: monotonicUs() },
+      };
+      mkdirSync(PROFILE_DIR, { recursive: true });
+      writeFileSync(
+        join(PROFILE_DIR, `windows-${count}.json`),
+        JSON.stringify({ ...windows, aloneRequests: alone.requests }),
+      );
+    }
 
     const lag = summarize(lags);
     const probeRate = probeQueries / SECONDS;

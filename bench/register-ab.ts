@@ -1,6 +1,13 @@
 import { resolve } from 'node:path';
 import { registerLua, registerMany } from './lib/agents.js';
 import { cpuDuring } from './lib/cpu.js';
+import {
+  formatSummary,
+  monotonicUs,
+  readProfileDir,
+  summariseProfile,
+  type Window,
+} from './lib/cpuprofile.js';
 import { spawnReady } from './lib/ready-child.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
 import { wrk } from './lib/wrk.js';
@@ -14,11 +21,19 @@ import { wrk } from './lib/wrk.js';
  * flipped every round). Each run reports registrations/s and the registry's CPU microseconds per
  * registration (user + system from /proc, so a loaded machine moves it less than requests/s).
  * Reference in the same rounds: a node:http hello-world in its own process, CPU per request.
- * BENCH_CPU_PROF=<dir> writes a `--cpu-prof` profile of each registry into <dir>/<index> when it stops.
+ * BENCH_REGISTER_INSTANCES may list several fleet sizes (`10000,100000`): each checkout then runs one
+ * registry per size, all in the same rounds, so CPU per registration at 100,000 is read against 10,000.
+ * BENCH_CPU_PROF=<dir> writes a `--cpu-prof` profile of each registry into <dir>/<index> when it stops,
+ * and prints each profile's summary over the timed wrk runs only (not the start, fill or warm-up).
+ * After each fill the registry's CPU is read for BENCH_IDLE_SECONDS (5) with no load: the background
+ * work that grows with the fleet (the leader's weight passes, collections).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const INSTANCES = Number(process.env.BENCH_REGISTER_INSTANCES ?? 1000);
+const SIZES = (process.env.BENCH_REGISTER_INSTANCES ?? '1000').split(',').map(Number);
+const INSTANCES = SIZES[0]!;
+/** Seconds the registry's CPU is read with no load after the fill (0: not read). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 /** Registrations counted under callgrind (0: the wrk rounds instead). */
 const CALLGRIND = Number(process.env.BENCH_CALLGRIND ?? 0);
@@ -37,28 +52,46 @@ interface Target {
   lua?: string;
   cpuUs: number[];
   rps: number[];
+  /** The timed runs, on the clock of `--cpu-prof`. */
+  windows: Window[];
+  requests: number;
+  profileDir?: string;
 }
 const registries: RegistryProcess[] = [];
 const targets: Target[] = [];
 const hello = await spawnReady<{ url: string }>(resolve(import.meta.dirname, 'lib/hello-main.ts'), {});
 try {
-  for (const [i, root] of roots.entries()) {
-    const nodeFlags =
-      PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR, String(i))}`];
-    const registry = await startRegistryProcess({ type: 'embedded' }, {}, { root, nodeFlags });
-    registries.push(registry);
-    await registerMany(registry.url, INSTANCES);
-    const warm = await wrk(`${registry.url}/v1/agents`, { seconds: 1, lua: registerLua() });
-    if (warm.non2xx > 0) throw new Error(`${root}: ${warm.non2xx} registrations were refused`);
-    targets.push({
-      name: root,
-      url: `${registry.url}/v1/agents`,
-      pid: registry.pid,
-      lua: registerLua(),
-      cpuUs: [],
-      rps: [],
-    });
-    process.stdout.write(`${root}: ${INSTANCES} instances + ${warm.requests} warm-up registrations\n`);
+  for (const [r, root] of roots.entries()) {
+    for (const [s, size] of SIZES.entries()) {
+      const i = r * SIZES.length + s;
+      const profileDir = PROFILE_DIR === undefined ? undefined : resolve(PROFILE_DIR, String(i));
+      const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+      const registry = await startRegistryProcess({ type: 'embedded' }, {}, { root, nodeFlags });
+      registries.push(registry);
+      await registerMany(registry.url, size);
+      const warm = await wrk(`${registry.url}/v1/agents`, { seconds: 1, lua: registerLua() });
+      if (warm.non2xx > 0) throw new Error(`${root}: ${warm.non2xx} registrations were refused`);
+      const name = SIZES.length === 1 ? root : `${root} at ${size}`;
+      // Background work that grows with the fleet (weight passes, collections) runs with no load too.
+      const idle = await cpuDuring(
+        [registry.pid],
+        () => new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000)),
+      );
+      targets.push({
+        name,
+        url: `${registry.url}/v1/agents`,
+        pid: registry.pid,
+        lua: registerLua(),
+        cpuUs: [],
+        rps: [],
+        windows: [],
+        requests: 0,
+        ...(profileDir === undefined ? {} : { profileDir }),
+      });
+      process.stdout.write(
+        `${name}: ${size} instances + ${warm.requests} warm-up registrations; idle after them: ${(idle.cpuMs / IDLE_SECONDS).toFixed(0)} ms CPU/s over ${IDLE_SECONDS} s\n`,
+      );
+    }
   }
   targets.push({
     name: 'node:http hello-world (own process)',
@@ -66,13 +99,18 @@ try {
     pid: hello.pid,
     cpuUs: [],
     rps: [],
+    windows: [],
+    requests: 0,
   });
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
+      const fromUs = monotonicUs();
       const { result, cpuMs: used } = await cpuDuring([target.pid], () =>
         wrk(target.url, { seconds: SECONDS, ...(target.lua ? { lua: target.lua } : {}) }),
       );
+      target.windows.push({ fromUs, toUs: monotonicUs() });
+      target.requests += result.requests;
       if (result.non2xx > 0 || result.errors > 0)
         throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`);
       const us = (used * 1000) / Math.max(1, result.requests);
@@ -95,6 +133,13 @@ try {
 } finally {
   for (const registry of registries) await registry.stop();
   await hello.stop();
+}
+for (const target of targets) {
+  if (target.profileDir === undefined) continue;
+  const summary = summariseProfile(readProfileDir(target.profileDir), target.windows);
+  process.stdout.write(
+    `\n## ${target.name}: profile over the timed runs\n${formatSummary(summary, target.requests)}\n`,
+  );
 }
 
 /**
