@@ -4,7 +4,7 @@ import type { Router } from '../routing/router.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import { MAX_OPS_PER_COMMIT, type PutOp, type RegistryStore } from '../store/store.js';
-import { computeWeight, type PublishedWeight, shouldRepublish } from './compute-weight.js';
+import { type PublishedWeight, publishedWeight, shouldRepublish, weighInputs } from './compute-weight.js';
 import { instanceSkydns, type SkydnsTarget } from './instance-skydns.js';
 import { defaultWeightOf } from './weight-of.js';
 import type { WeightTable } from './weight-table.js';
@@ -56,7 +56,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  * writes them under `KEYS.weight(id)` (bound to the instance's lease) only when they moved enough.
  */
 export class WeightPublisher {
-  // What this leader wrote and the watch may not have delivered yet.
+  // What this leader wrote and the watch has not delivered yet (dropped once the table shows it).
   private readonly written = new Map<string, PublishedWeight>();
   // Set by the stop function of `start`: a pass in progress ends after its current chunk.
   private stopped = false;
@@ -130,14 +130,15 @@ export class WeightPublisher {
     const factors = this.deps.router.factorsOf(record, now);
     if (!factors) return undefined;
     const id = record.instance_id;
-    const published = this.written.get(id) ?? this.deps.table.get(id);
-    const next = computeWeight(factors, published, wallNow);
+    const published = this.published(id);
+    const weighed = weighInputs(factors, published);
     const shown = published ?? defaultWeightOf(record);
     // With none published, DNS shows the default (priority 10, the declaration's priority as weight).
     // A new, healthy instance at the start of its warm-up weighs 1000 × 0.9 (success prior) × 0.1 ×
     // priority/100 = 0.9 × priority, within the hysteresis of that default: a registration burst then
     // costs no weight writes until weights really move.
-    if (!shouldRepublish(shown, next)) return undefined;
+    if (!shouldRepublish(shown, weighed)) return undefined;
+    const next = publishedWeight(weighed, factors, wallNow);
     const lease = record.lease_id;
     const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
     const skydns = this.deps.skydns;
@@ -146,6 +147,32 @@ export class WeightPublisher {
         puts.push({ key: entry.key, value: entry.value, lease });
     }
     return { id, next, puts, tierMoved: shown.priority !== next.priority };
+  }
+
+  /** Writes of this leader the watch has not delivered yet (each pass looks these up, then forgets the delivered). */
+  get undelivered(): number {
+    return this.written.size;
+  }
+
+  /**
+   * What DNS shows for `id` as far as this leader knows: its own write until the watch delivers it,
+   * then the table's. A delivered write is forgotten here, so at 100,000 instances this map does not
+   * hold a second copy of every weight, nor make each pass look every one of them up again.
+   */
+  private published(id: string): PublishedWeight | undefined {
+    const delivered = this.deps.table.get(id);
+    const mine = this.written.get(id);
+    if (mine === undefined) return delivered;
+    if (
+      delivered !== undefined &&
+      delivered.updated_at === mine.updated_at &&
+      delivered.weight === mine.weight &&
+      delivered.priority === mine.priority
+    ) {
+      this.written.delete(id);
+      return delivered;
+    }
+    return mine;
   }
 
   /**

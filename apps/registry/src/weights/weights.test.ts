@@ -132,6 +132,10 @@ describe('WeightPublisher and WeightTable', () => {
     expect(table.weightOf(record, 'summarize')).toEqual({ priority: 10, weight: 450 });
     const srv = await store.get(skydnsPath('sum-1._summarize._tcp.agents.internal'));
     expect(JSON.parse(srv!)).toMatchObject({ priority: 10, weight: 450, port: 9000 });
+    // The leader remembers its write until a pass sees the table show it, then reads the table.
+    expect(publisher.undelivered).toBe(1);
+    expect(await publisher.publishOnce()).toEqual([]);
+    expect(publisher.undelivered).toBe(0);
 
     // A little drift (one failure) stays under the 20 % threshold.
     const fail = (i: number) =>
