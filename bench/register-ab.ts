@@ -55,6 +55,8 @@ interface Target {
   /** The timed runs, on the clock of `--cpu-prof`. */
   windows: Window[];
   requests: number;
+  /** The idle read after the fill. */
+  idleWindow?: Window;
   profileDir?: string;
 }
 const registries: RegistryProcess[] = [];
@@ -73,6 +75,7 @@ try {
       if (warm.non2xx > 0) throw new Error(`${root}: ${warm.non2xx} registrations were refused`);
       const name = SIZES.length === 1 ? root : `${root} at ${size}`;
       // Background work that grows with the fleet (weight passes, collections) runs with no load too.
+      const idleFrom = monotonicUs();
       const idle = await cpuDuring(
         [registry.pid],
         () => new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000)),
@@ -86,6 +89,7 @@ try {
         rps: [],
         windows: [],
         requests: 0,
+        idleWindow: { fromUs: idleFrom, toUs: monotonicUs() },
         ...(profileDir === undefined ? {} : { profileDir }),
       });
       process.stdout.write(
@@ -139,6 +143,11 @@ for (const target of targets) {
   const summary = summariseProfile(readProfileDir(target.profileDir), target.windows);
   process.stdout.write(
     `\n## ${target.name}: profile over the timed runs\n${formatSummary(summary, target.requests)}\n`,
+  );
+  if (target.idleWindow === undefined || IDLE_SECONDS === 0) continue;
+  const idle = summariseProfile(readProfileDir(target.profileDir), [target.idleWindow]);
+  process.stdout.write(
+    `\n## ${target.name}: main thread over the idle read, per second\n${formatSummary(idle, IDLE_SECONDS, 12)}\n`,
   );
 }
 

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../../test/harness/ports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+const STDOUT = process.env.BENCH_REGISTRY_STDOUT;
 
 /** A registry running as its own process, as in production, for load tests. */
 export interface RegistryProcess {
@@ -73,6 +74,7 @@ ${Object.entries(dns)
   .join('')}${storageYaml}`;
   writeFileSync(join(dir, 'reach.yaml'), config);
   const [command, ...launcherArgs] = [...(source.launcher ?? []), process.execPath];
+  const stdout = STDOUT === undefined ? undefined : openSync(STDOUT, 'a');
   const child: ChildProcess = spawn(
     command!,
     [
@@ -84,9 +86,11 @@ ${Object.entries(dns)
     ],
     {
       env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_REGISTRY_STDOUT=<file>: the registry's stdout (e.g. `--trace-gc` lines) appended there.
+      stdio: ['ignore', stdout ?? 'ignore', 'inherit'],
     },
   );
+  if (stdout !== undefined) closeSync(stdout);
   const url = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + (source.startTimeoutMs ?? 30_000);
   for (;;) {

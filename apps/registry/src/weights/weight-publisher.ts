@@ -4,7 +4,14 @@ import type { Router } from '../routing/router.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import { MAX_OPS_PER_COMMIT, type PutOp, type RegistryStore } from '../store/store.js';
-import { type PublishedWeight, publishedWeight, shouldRepublish, weighInputs } from './compute-weight.js';
+import {
+  type PublishedWeight,
+  publishedWeight,
+  shouldRepublish,
+  type WeightInputs,
+  type Weighed,
+  weighInputs,
+} from './compute-weight.js';
 import { instanceSkydns, type SkydnsTarget } from './instance-skydns.js';
 import { defaultWeightOf } from './weight-of.js';
 import type { WeightTable } from './weight-table.js';
@@ -25,6 +32,14 @@ export interface WeightPublisherDeps {
    * written. @default 1000
    */
   maxWeightMovesPerPass?: number;
+}
+
+/** One instance whose weight moved enough to republish, before anything is built to write it. */
+interface Move {
+  weighed: Weighed;
+  factors: WeightInputs;
+  /** Its SRV/SVCB priority (the tier) moved, not only its weight. */
+  tierMoved: boolean;
 }
 
 /** One instance whose weight moved: what to write for it. */
@@ -103,15 +118,19 @@ export class WeightPublisher {
         if (this.stopped || !this.deps.isLeader()) return changed;
       }
       const at = (start + examined - 1) % records.length;
-      const moved = this.moved(records[at]!, now, wallNow);
-      if (moved === undefined) continue;
-      if (!moved.tierMoved) {
+      const record = records[at]!;
+      const move = this.move(record, now);
+      if (move === undefined) continue;
+      if (!move.tierMoved) {
+        // Over the budget, a weight-only move is left for a later pass before anything is built
+        // for it: in a mass warm-up nearly every instance is over the budget in every pass.
         if (budget === 0) {
           resumeAt ??= at;
           continue;
         }
         budget--;
       }
+      const moved = this.writesFor(record, move, wallNow);
       if (chunk.length > 0 && ops + moved.puts.length > MAX_OPS_PER_COMMIT) {
         await flush();
         if (this.stopped || !this.deps.isLeader()) return changed;
@@ -125,12 +144,11 @@ export class WeightPublisher {
     return changed;
   }
 
-  /** What to write for `record` when its weight moved enough to republish, else undefined. */
-  private moved(record: InstanceRecord, now: number, wallNow: number): Moved | undefined {
+  /** `record`'s new weight when it moved enough to republish, else undefined. */
+  private move(record: InstanceRecord, now: number): Move | undefined {
     const factors = this.deps.router.factorsOf(record, now);
     if (!factors) return undefined;
-    const id = record.instance_id;
-    const published = this.published(id);
+    const published = this.published(record.instance_id);
     const weighed = weighInputs(factors, published);
     const shown = published ?? defaultWeightOf(record);
     // With none published, DNS shows the default (priority 10, the declaration's priority as weight).
@@ -138,7 +156,13 @@ export class WeightPublisher {
     // priority/100 = 0.9 × priority, within the hysteresis of that default: a registration burst then
     // costs no weight writes until weights really move.
     if (!shouldRepublish(shown, weighed)) return undefined;
-    const next = publishedWeight(weighed, factors, wallNow);
+    return { weighed, factors, tierMoved: shown.priority !== weighed.priority };
+  }
+
+  /** What to write for a move of `record`'s weight: its weight record and, with SkyDNS, its SRV messages. */
+  private writesFor(record: InstanceRecord, move: Move, wallNow: number): Moved {
+    const id = record.instance_id;
+    const next = publishedWeight(move.weighed, move.factors, wallNow);
     const lease = record.lease_id;
     const puts: PutOp[] = [{ key: KEYS.weight(id), value: JSON.stringify(next), lease }];
     const skydns = this.deps.skydns;
@@ -146,7 +170,7 @@ export class WeightPublisher {
       for (const entry of instanceSkydns(record, skydns, 'weighted', next))
         puts.push({ key: entry.key, value: entry.value, lease });
     }
-    return { id, next, puts, tierMoved: shown.priority !== next.priority };
+    return { id, next, puts, tierMoved: move.tierMoved };
   }
 
   /** Writes of this leader the watch has not delivered yet (each pass looks these up, then forgets the delivered). */
