@@ -8,8 +8,8 @@ import {
   type PublishedWeight,
   publishedWeight,
   shouldRepublish,
-  type WeightInputs,
   type Weighed,
+  type WeightInputs,
   weighInputs,
 } from './compute-weight.js';
 import { instanceSkydns, type SkydnsTarget } from './instance-skydns.js';
