@@ -235,7 +235,7 @@ function configuredFigures(
   const rss = configured.registry.responderPids().map(rssMbOf);
   return [
     {
-      name: `udp: queries/s, wide mix, dns.responder_processes ${PROCESSES} (main thread and ${PROCESSES} processes reading one socket; own fleet of ${INSTANCES}, ${configured.checked}), median of 2 runs alternated with the above (${runs(qps, 'q/s')}, ${shape(load[0]!)})`,
+      name: `udp: queries/s, wide mix, dns.responder_processes ${PROCESSES} (${PROCESSES} processes sharing the UDP socket and TCP listener, the main thread reading neither; own fleet of ${INSTANCES}, ${configured.checked}), median of 2 runs alternated with the above (${runs(qps, 'q/s')}, ${shape(load[0]!)})`,
       value: median(qps),
       unit: 'q/s',
       reference: { name: 'knot, same rounds', value: knotQps },

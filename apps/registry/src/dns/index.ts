@@ -7,7 +7,6 @@ export { createRegistryZone, startRegistryDns } from './registry-dns.js';
 export {
   type DnsResponder,
   type DnsResponderOptions,
-  type LocalDnsResponder,
   startDnsResponder,
 } from './responder.js';
 export {

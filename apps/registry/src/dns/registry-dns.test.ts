@@ -7,7 +7,6 @@ import { bearer, call } from '../testing/http.js';
 import { settle, startTestRegistry, type TestRegistry } from '../testing/test-registry.js';
 import { handleMessage } from './packet-handler.js';
 import { startRegistryDns } from './registry-dns.js';
-import type { DnsResponder } from './responder.js';
 import type { DnsResponderProcesses } from './responder-processes.js';
 
 type Reply = DecodedPacket & { rcode: string; answers: { type: string; data: unknown }[] };
@@ -98,21 +97,24 @@ describe('the registry zone', () => {
     },
   );
 
-  it("starts dns.responder_processes child processes on the responder's socket and stops them with it", async () => {
+  it('answers as dns.responder_processes child processes, over UDP and TCP, and stops them with it', async () => {
     t = await startTestRegistry({ config: { dns: { listen: '127.0.0.1:0', responder_processes: 2 } } });
     const responder = await startRegistryDns(t.registry);
-    const pids = (responder as DnsResponder & { processes: DnsResponderProcesses }).processes.pids();
+    const pids = (responder as DnsResponderProcesses).pids();
     expect(pids).toHaveLength(2);
-    // Every process answers from the registry's zone: SOA at the apex.
-    const ran = spawnSync('/usr/bin/dig', [
-      '@127.0.0.1',
-      '-p',
-      String(responder.port),
-      '+short',
-      'agents.internal',
-      'SOA',
-    ]);
-    expect(ran.stdout.toString()).toMatch(/^ns\.agents\.internal\. /);
+    // The processes answer from the registry's zone: SOA at the apex.
+    for (const transport of ['+notcp', '+tcp']) {
+      const ran = spawnSync('/usr/bin/dig', [
+        '@127.0.0.1',
+        '-p',
+        String(responder.port),
+        transport,
+        '+short',
+        'agents.internal',
+        'SOA',
+      ]);
+      expect(`${transport} ${ran.stdout.toString()}`).toMatch(/^\S+ ns\.agents\.internal\. /);
+    }
     await responder.stop();
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   });

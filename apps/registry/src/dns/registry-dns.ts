@@ -3,8 +3,8 @@ import type { RegistryConfig } from '../config.js';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { compileDnsOptions } from './dns-config.js';
-import { type DnsResponder, type LocalDnsResponder, startDnsResponder } from './responder.js';
-import { type DnsResponderProcesses, startDnsResponderProcesses } from './responder-processes.js';
+import { type DnsResponder, startDnsResponder } from './responder.js';
+import { startDnsResponderProcesses } from './responder-processes.js';
 import { startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';
 
@@ -24,8 +24,9 @@ export function createRegistryZone(instances: InstanceSource, config: RegistryCo
 
 /**
  * Starts the authoritative responder for a registry's zone on `dns.listen` (or `listen`): on a thread
- * of its own (`dns.responder_thread`, the default), which then also makes the zone's exports, or on
- * the main thread (joined on UDP by `dns.responder_processes` child processes).
+ * of its own (`dns.responder_thread`, the default), which then also makes the zone's exports, as
+ * `dns.responder_processes` child processes sharing the address (this thread then answers nothing),
+ * or on the main thread.
  */
 export async function startRegistryDns(
   registry: { zone: Zone; config: RegistryConfig; logger: Logger; metrics?: RegistryMetrics },
@@ -35,10 +36,24 @@ export async function startRegistryDns(
   const tcp = registry.config.reach.dns.tcp;
   const limits = { tcpIdleTimeoutMs: tcp.idle_timeout, maxTcpConnections: tcp.max_connections };
   const { responder_thread: thread, responder_processes: processes } = registry.config.reach.dns;
+  if (processes > 0)
+    return startDnsResponderProcesses({
+      zone: registry.zone,
+      host: listen.host,
+      port: listen.port,
+      count: processes,
+      ...limits,
+      onError,
+      onRestart: (index, err, delayMs) =>
+        registry.logger.error(
+          { err, process: index, delay_ms: delayMs },
+          'dns responder process died; starting a new one',
+        ),
+    });
   if (!thread) {
     const tcpStats = { open: 0, dropped: 0, idleClosed: 0 };
     registry.metrics?.watchConnections('dns_tcp', tcpStats);
-    const responder = startDnsResponder({
+    return startDnsResponder({
       zone: registry.zone,
       host: listen.host,
       port: listen.port,
@@ -46,7 +61,6 @@ export async function startRegistryDns(
       tcpStats,
       ...limits,
     });
-    return processes === 0 ? responder : withProcesses(registry, await responder, processes, onError);
   }
   const responder = await startDnsResponderThread({
     zone: registry.zone,
@@ -68,38 +82,6 @@ export async function startRegistryDns(
     },
     stop: async () => {
       registry.zone.exportVia(undefined);
-      await responder.stop();
-    },
-  };
-}
-
-/** The main thread's responder joined by `count` processes reading its UDP socket; stops them first. */
-async function withProcesses(
-  registry: { zone: Zone; logger: Logger },
-  responder: LocalDnsResponder,
-  count: number,
-  onError: (error: Error) => void,
-): Promise<DnsResponder & { processes: DnsResponderProcesses }> {
-  const processes = await startDnsResponderProcesses({
-    zone: registry.zone,
-    udp: responder.udp,
-    count,
-    onError,
-    onRestart: (index, err, delayMs) =>
-      registry.logger.error(
-        { err, process: index, delay_ms: delayMs },
-        'dns responder process died; starting a new one',
-      ),
-  }).catch(async (error: unknown) => {
-    await responder.stop();
-    throw error;
-  });
-  return {
-    host: responder.host,
-    port: responder.port,
-    processes,
-    stop: async () => {
-      await processes.stop();
       await responder.stop();
     },
   };

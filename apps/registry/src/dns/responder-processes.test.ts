@@ -1,7 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
+import cluster from 'node:cluster';
+import { createSocket } from 'node:dgram';
+import { connect, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
-import { type LocalDnsResponder, startDnsResponder } from './responder.js';
+import { queryBytes } from '../testing/zone-queries.js';
+import { type DnsResponder, startDnsResponder } from './responder.js';
 import { type DnsResponderProcesses, startDnsResponderProcesses } from './responder-processes.js';
 import { Zone } from './zone.js';
 
@@ -54,23 +58,64 @@ function dig(port: number, args: string[]): Promise<string> {
   );
 }
 
+/** The raw reply to `msg` over UDP. */
+function askUdp(port: number, msg: Buffer): Promise<Buffer> {
+  const socket = createSocket('udp4');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no UDP answer')), 2000);
+    socket.once('message', (reply) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(reply);
+    });
+    socket.send(msg, port, '127.0.0.1');
+  });
+}
+
+/** The raw reply to `msg` over TCP (without its length prefix). */
+function askTcp(port: number, msg: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(msg.length);
+    socket.end(Buffer.concat([length, msg]));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).subarray(2)));
+  });
+}
+
+/** Whether `port` can be bound over UDP and TCP by this process right now. */
+async function bindable(port: number): Promise<boolean> {
+  const udp = createSocket('udp4');
+  const udpFree = await new Promise<boolean>((resolve) => {
+    udp.once('error', () => resolve(false));
+    udp.bind(port, '127.0.0.1', () => resolve(true));
+  });
+  udp.close();
+  const tcp = createServer();
+  const tcpFree = await new Promise<boolean>((resolve) => {
+    tcp.once('error', () => resolve(false));
+    tcp.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  tcp.close();
+  return udpFree && tcpFree;
+}
+
 const settled = () => new Promise((resolve) => setTimeout(resolve, 150));
 
-let responder: LocalDnsResponder | undefined;
 let processes: DnsResponderProcesses | undefined;
-const others: LocalDnsResponder[] = [];
+const others: DnsResponder[] = [];
 afterEach(async () => {
   await processes?.stop();
-  await responder?.stop();
   for (const other of others.splice(0)) await other.stop();
   processes = undefined;
-  responder = undefined;
 });
 
 async function start(zone: Zone, count: number, onRestart?: (index: number) => void) {
-  responder = await startDnsResponder({ zone, port: 0 });
-  processes = await startDnsResponderProcesses({ zone, udp: responder.udp, count, onRestart });
-  return responder.port;
+  processes = await startDnsResponderProcesses({ zone, port: 0, count, onRestart });
+  return processes.port;
 }
 
 describe('startDnsResponderProcesses', () => {
@@ -89,8 +134,16 @@ describe('startDnsResponderProcesses', () => {
     const expected = comparable(await dig(inProcess.port, args));
     expect(expected).toContain('alpha-1.agents.internal');
     expect(expected).toContain('status: NXDOMAIN');
-    const fromChildren = comparable(digBlocked(port, QUESTIONS, flags));
-    expect(fromChildren).toBe(expected);
+    expect(comparable(digBlocked(port, QUESTIONS, flags))).toBe(expected);
+    expect(comparable(digBlocked(port, QUESTIONS, ['+tcp', ...flags]))).toBe(expected);
+    // Byte for byte, over UDP and TCP (this thread never reads the processes' sockets).
+    const types: Record<string, number> = { A: 1, NS: 2, SOA: 6, TXT: 16, SRV: 33, SVCB: 64 };
+    for (const [i, question] of QUESTIONS.entries()) {
+      const [name, type] = question.split(' ');
+      const msg = queryBytes(name!, types[type!]!, i);
+      expect(await askUdp(port, msg)).toEqual(await askUdp(inProcess.port, msg));
+      expect(await askTcp(port, msg)).toEqual(await askTcp(inProcess.port, msg));
+    }
   });
 
   it('follows registrations, deregistrations and weight changes', async () => {
@@ -138,7 +191,7 @@ describe('startDnsResponderProcesses', () => {
     ]);
   });
 
-  it('loses no query while this thread and the processes all read the socket', async () => {
+  it('loses no query with several processes reading one socket', async () => {
     const source = new FakeInstanceSource();
     source.put(makeInstance('delta-1', { capabilities: ['plan'], port: 8005 }));
     const port = await start(new Zone(source, options), 2);
@@ -155,13 +208,31 @@ describe('startDnsResponderProcesses', () => {
     expect(text.match(/status: NXDOMAIN/g)).toHaveLength(500);
   });
 
-  it('stops its processes, leaving the socket to the registry', async () => {
+  it('stops its processes and frees the address', async () => {
     const source = new FakeInstanceSource();
     source.put(makeInstance('eps-1', { capabilities: ['plan'], port: 8006 }));
     const port = await start(new Zone(source, options), 2);
+    expect(await bindable(port)).toBe(false);
     const pids = processes!.pids();
     await processes!.stop();
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
-    expect(await dig(port, ['+short', '_plan._tcp.agents.internal', 'SRV'])).toContain('8006');
+    expect(await bindable(port)).toBe(true);
+  });
+
+  it('fails whole when the address is taken: no process left running, nothing bound', async () => {
+    const taken = createSocket('udp4');
+    await new Promise<void>((resolve) => taken.bind(0, '127.0.0.1', resolve));
+    const port = taken.address().port;
+    const before = Object.keys(cluster.workers ?? {}).length;
+    try {
+      await expect(
+        startDnsResponderProcesses({ zone: new Zone(new FakeInstanceSource(), options), port, count: 2 }),
+      ).rejects.toThrow(/dns responder processes could not start: .*EADDRINUSE/);
+      expect(Object.keys(cluster.workers ?? {}).length).toBe(before);
+    } finally {
+      taken.close();
+    }
+    // Nothing of ours holds the port over TCP either.
+    expect(await bindable(port)).toBe(true);
   });
 });

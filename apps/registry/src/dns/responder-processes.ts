@@ -1,7 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import type { Socket as UdpSocket } from 'node:dgram';
+import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import type { DnsResponderOptions } from './responder.js';
+import { type DnsResponder, type DnsResponderOptions, freeDnsPort } from './responder.js';
 import {
   launchResponder,
   type OpenPeer,
@@ -10,76 +9,89 @@ import {
   type SupervisedResponder,
   superviseResponder,
 } from './responder-supervisor.js';
-import type { ToResponder } from './responder-worker.js';
+import type { FromResponder, ToResponder } from './responder-worker.js';
 import type { Zone } from './zone.js';
 
-/** What the responder processes answer from and on. */
-export interface DnsResponderProcessesOptions extends Pick<DnsResponderOptions, 'answerCacheEntries'> {
+/** Where and how the responder processes listen, and the zone they answer from (followed from this thread). */
+export interface DnsResponderProcessesOptions extends Omit<DnsResponderOptions, 'zone' | 'tcpStats'> {
   zone: Zone;
-  /** The bound UDP socket every process reads (the registry's responder keeps reading it too). */
-  udp: UdpSocket;
   /** How many processes. */
   count: number;
-  onError?: (error: Error) => void;
   /** Process `index` died (`error` says how) and is being started again after `delayMs`. */
   onRestart?: (index: number, error: Error, delayMs: number) => void;
 }
 
-/** Child processes answering UDP on the registry's socket; one that dies is started again. */
-export interface DnsResponderProcesses {
+/** The responder as child processes sharing its sockets; one that dies is started again. */
+export interface DnsResponderProcesses extends DnsResponder {
   /** The process ids answering now (new ones after restarts). */
   pids(): number[];
   /** How many times a process died and was started again, over all of them. */
   readonly restarts: number;
-  /** Stops every process and waits until they are gone; the registry's socket stays open. */
-  stop(): Promise<void>;
 }
 
-type ProcessPeer = ResponderPeer & { child: ChildProcess };
-
-/** A responder worker in a new child process, handed `udp` with its `start` message. */
-const openProcess =
-  (udp: UdpSocket): OpenPeer<ProcessPeer> =>
-  (start) => {
-    // Advanced serialization: zone updates carry Buffers. No execArgv: the boot file loads tsx itself.
-    const child = fork(fileURLToPath(RESPONDER_WORKER_URL), [], {
-      serialization: 'advanced',
-      execArgv: [],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    child.send(start, udp);
-    return {
-      child,
-      send: (message: ToResponder) => {
-        if (child.connected) child.send(message);
-      },
-      onMessage: (handler) => void child.on('message', handler),
-      onError: (handler) => void child.on('error', handler),
-      exited: new Promise<string>((resolve) =>
-        child.once('exit', (code, signal) => resolve(signal === null ? `code ${code}` : `signal ${signal}`)),
-      ),
-      kill: () => void child.kill('SIGKILL'),
-    };
-  };
+type ProcessPeer = ResponderPeer & { worker: ClusterWorker };
 
 /**
- * Starts `count` child processes that each hold a replica of `zone` (fed over IPC like the responder
- * thread's) and answer UDP queries read from `udp`, the registry's own socket: the kernel hands each
- * datagram to one reader, so a reader more per core lifts UDP throughput past one Node thread's
- * socket cost. TCP stays with the registry. Resolves once every process answers; throws if one
- * cannot be started (the others are stopped).
+ * A responder worker in a new cluster worker process. Its `startDnsResponder` binds UDP and TCP the
+ * ordinary way; in a cluster worker both binds are made by this (the primary) process, once per
+ * address, and the sockets shared: every worker reads the one UDP socket and accepts on the one TCP
+ * listener, and this process does neither (its event loop can stall without delaying an answer).
+ */
+const openProcess: OpenPeer<ProcessPeer> = (start) => {
+  // Workers accept TCP themselves rather than this process accepting and handing connections over
+  // (round-robin, the default). The policy is the process's and fixed at the first setupPrimary.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  // Advanced serialization: zone updates carry Buffers. No execArgv: the boot file loads tsx itself.
+  cluster.setupPrimary({
+    exec: fileURLToPath(RESPONDER_WORKER_URL),
+    args: [],
+    execArgv: [],
+    serialization: 'advanced',
+  });
+  const worker = cluster.fork();
+  // A cluster worker's IPC channel is open from its first moment, so a message that arrives before the
+  // worker's module has loaded and listens is lost: everything waits for its `ready`.
+  let waiting: ToResponder[] | undefined = [start];
+  worker.on('message', (message: FromResponder) => {
+    if (message.kind !== 'ready' || waiting === undefined) return;
+    for (const queued of waiting) worker.send(queued);
+    waiting = undefined;
+  });
+  return {
+    worker,
+    send: (message: ToResponder) => {
+      if (waiting !== undefined) waiting.push(message);
+      else if (worker.isConnected()) worker.send(message);
+    },
+    onMessage: (handler) => void worker.on('message', handler),
+    onError: (handler) => void worker.on('error', handler),
+    exited: new Promise<string>((resolve) =>
+      worker.once('exit', (code, signal) => resolve(signal === null ? `code ${code}` : `signal ${signal}`)),
+    ),
+    kill: () => void worker.process.kill('SIGKILL'),
+  };
+};
+
+/**
+ * Starts the authoritative responder as `count` child processes (node:cluster workers), each with a
+ * replica of `zone` fed over IPC like the responder thread's, all answering UDP and TCP on one
+ * address: the kernel hands each datagram to one reader, so a process per core lifts UDP throughput
+ * past one Node thread's socket cost, and this thread answers nothing. Port 0 is first resolved to a
+ * port free over both UDP and TCP. Resolves once every process answers; throws if one cannot be
+ * started (the others are stopped and the sockets closed).
  */
 export async function startDnsResponderProcesses(
   options: DnsResponderProcessesOptions,
 ): Promise<DnsResponderProcesses> {
-  const { zone, udp, count, onError = () => {}, onRestart = () => {} } = options;
-  const { address, port } = udp.address();
-  const listen = { host: address, port, answerCacheEntries: options.answerCacheEntries };
-  const open = openProcess(udp);
+  const { zone, count, onError = () => {}, onRestart = () => {}, ...listen } = options;
+  const host = listen.host ?? '127.0.0.1';
+  // Every worker must ask for the same address: the primary shares one socket per address asked for.
+  const port = listen.port === 0 ? await freeDnsPort(host) : (listen.port ?? 8053);
+  const address = { ...listen, host, port };
   const started = await Promise.allSettled(
     Array.from({ length: count }, (_, index) =>
       superviseResponder(
-        () => launchResponder(zone, open, listen, onError),
+        () => launchResponder(zone, openProcess, address, onError),
         (error, delayMs) => onRestart(index, error, delayMs),
       ),
     ),
@@ -95,7 +107,9 @@ export async function startDnsResponderProcesses(
   }
   const processes: SupervisedResponder<ProcessPeer>[] = running;
   return {
-    pids: () => processes.map((p) => p.current.peer.child.pid!),
+    host,
+    port,
+    pids: () => processes.map((p) => p.current.peer.worker.process.pid!),
     get restarts() {
       return processes.reduce((sum, p) => sum + p.restarts, 0);
     },

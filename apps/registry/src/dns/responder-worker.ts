@@ -1,9 +1,8 @@
-import type { Socket as UdpSocket } from 'node:dgram';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { answerEveryName } from '../testing/zone-queries.js';
-import { answerOnSocket, type DnsResponder, startDnsResponder } from './responder.js';
+import { type DnsResponder, startDnsResponder } from './responder.js';
 import type { ZoneSettings } from './zone.js';
 import { yieldToEventLoop, zoneFileChunks } from './zone-file.js';
 import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
@@ -21,9 +20,8 @@ export interface ResponderWorkerData {
 }
 
 /**
- * Messages to a responder worker, `start` first. A `start` that comes with a UDP socket (a child
- * process sharing the registry's socket) answers UDP on it; without one (the thread), the worker
- * binds UDP and TCP itself.
+ * Messages to a responder worker, `start` first. The worker binds UDP and TCP itself (in a cluster
+ * worker process, the registry makes those binds and shares the sockets among its processes).
  */
 export type ToResponder =
   | { kind: 'start'; data: ResponderWorkerData }
@@ -45,6 +43,8 @@ export type WorkerRequest =
 
 /** Messages from a responder worker. */
 export type FromResponder =
+  /** A child process listens for messages (sent first; a thread's port keeps messages until it listens). */
+  | { kind: 'ready' }
   | { kind: 'listening'; host: string; port: number }
   | { kind: 'failed'; message: string; code: string | undefined }
   | { kind: 'socket-error'; message: string }
@@ -68,7 +68,7 @@ function collectGarbage(): void {
 /** How a worker talks with the registry: a thread's port or a child process's IPC channel. */
 interface Channel {
   post(message: FromResponder): void;
-  onMessage(handler: (message: ToResponder, socket: UdpSocket | undefined) => void): void;
+  onMessage(handler: (message: ToResponder) => void): void;
   /** Ends the conversation; the worker then exits once its sockets are closed. */
   close(): void;
 }
@@ -79,18 +79,12 @@ function serve(channel: Channel): void {
   let responder: DnsResponder | undefined;
   const onError = (error: Error) => channel.post({ kind: 'socket-error', message: error.message });
 
-  const start = (data: ResponderWorkerData, udp: UdpSocket | undefined) => {
+  const start = (data: ResponderWorkerData) => {
     const { settings, initial, ...options } = data;
     const zone = new ZoneReplica(settings);
     zone.apply(initial);
     replica = zone;
-    const listening =
-      udp === undefined
-        ? startDnsResponder({ ...options, zone, onError })
-        : Promise.resolve(
-            answerOnSocket({ udp, zone, onError, answerCacheEntries: options.answerCacheEntries }),
-          );
-    listening.then(
+    startDnsResponder({ ...options, zone, onError }).then(
       (started) => {
         responder = started;
         channel.post({ kind: 'listening', host: started.host, port: started.port });
@@ -133,8 +127,8 @@ function serve(channel: Channel): void {
     }
   };
 
-  channel.onMessage((message, udp) => {
-    if (message.kind === 'start') start(message.data, udp);
+  channel.onMessage((message) => {
+    if (message.kind === 'start') start(message.data);
     else if (message.kind === 'update') replica?.apply(message.update);
     else if (message.kind === 'stop')
       void (responder?.stop() ?? Promise.resolve()).then(() => {
@@ -153,15 +147,17 @@ const port = parentPort;
 if (port !== null) {
   serve({
     post: (message) => port.postMessage(message),
-    onMessage: (handler) => port.on('message', (message: ToResponder) => handler(message, undefined)),
+    onMessage: (handler) => port.on('message', handler),
     close: () => port.close(),
   });
 } else {
-  // A child process: a registry that is gone (even killed) closes the channel, and its responders follow.
+  // A child process (a cluster worker): a registry that is gone (even killed) closes the channel, and
+  // its responders follow.
   process.once('disconnect', () => process.exit(0));
   serve({
     post: (message) => process.send?.(message),
-    onMessage: (handler) => process.on('message', handler as (message: unknown, socket: unknown) => void),
+    onMessage: (handler) => process.on('message', handler as (message: unknown) => void),
     close: () => process.disconnect(),
   });
+  process.send?.({ kind: 'ready' } satisfies FromResponder);
 }

@@ -35,13 +35,8 @@ export interface DnsResponder {
   stop(): Promise<void>;
 }
 
-/** A responder on this thread: its UDP socket can be shared with responder processes. */
-export interface LocalDnsResponder extends DnsResponder {
-  readonly udp: UdpSocket;
-}
-
 /** Answers every query that arrives on `udp` from `zone`. */
-export function answerUdp(
+function answerUdp(
   udp: UdpSocket,
   zone: SnapshotProvider,
   cache: AnswerCache | undefined,
@@ -60,28 +55,6 @@ export function answerUdp(
 /** An answer cache of `entries` replies, or none for 0. */
 const answerCacheOf = (entries = 10_000): AnswerCache | undefined =>
   entries > 0 ? new AnswerCache(entries) : undefined;
-
-/**
- * Answers UDP on a socket bound elsewhere (a responder process on the registry's socket, passed over
- * IPC); stopping closes only this process's copy of it.
- */
-export function answerOnSocket(
-  options: Pick<DnsResponderOptions, 'zone' | 'answerCacheEntries' | 'onError'> & { udp: UdpSocket },
-): DnsResponder {
-  const { udp, zone, onError = () => {} } = options;
-  udp.on('error', onError);
-  answerUdp(udp, zone, answerCacheOf(options.answerCacheEntries), onError);
-  const { address, port } = udp.address();
-  let stopped: Promise<void> | undefined;
-  return {
-    host: address,
-    port,
-    stop() {
-      stopped ??= new Promise<void>((resolve) => udp.close(() => resolve()));
-      return stopped;
-    },
-  };
-}
 
 function bindUdp(host: string, port: number, onError: (e: Error) => void): Promise<UdpSocket> {
   const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
@@ -129,8 +102,22 @@ async function bindBoth(
   }
 }
 
+/**
+ * A port on `host` free over both UDP and TCP just now (bound and closed again), for starting several
+ * processes on one address when 0 was asked for.
+ */
+export async function freeDnsPort(host: string): Promise<number> {
+  const server = createServer();
+  const { udp, port } = await bindBoth(host, 0, server, () => {});
+  await Promise.all([
+    new Promise<void>((resolve) => udp.close(() => resolve())),
+    new Promise<void>((resolve) => server.close(() => resolve())),
+  ]);
+  return port;
+}
+
 /** Starts the authoritative DNS responder on UDP and TCP; resolves once both are listening. */
-export async function startDnsResponder(options: DnsResponderOptions): Promise<LocalDnsResponder> {
+export async function startDnsResponder(options: DnsResponderOptions): Promise<DnsResponder> {
   const host = options.host ?? '127.0.0.1';
   const onError = options.onError ?? (() => {});
   const limits = {
@@ -165,7 +152,6 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<L
   return {
     host,
     port,
-    udp,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
         udp.close();
