@@ -211,8 +211,8 @@ export const DnsConfig = z
     /**
      * Answer from a worker thread of the registry's own (isolated from the API's event loop and GC,
      * restarted if it dies), the only holder of the encoded zone; false answers on the main thread,
-     * which then holds the zone itself. Default: true, unless `responder_processes` is set (they read
-     * the main thread's socket). The thread costs about 55 MB idle (a second V8 isolate and its module
+     * which then holds the zone itself. Default: true, unless `responder_processes` is set (they replace
+     * the thread). The thread costs about 55 MB idle (a second V8 isolate and its module
      * loader); the zone is held once either way (docs/registry.md).
      */
     responder_thread: z.boolean().optional(),
@@ -222,9 +222,9 @@ export const DnsConfig = z
      */
     skydns_projection: z.enum(['auto', 'on', 'off']).default('auto'),
     /**
-     * Child processes that answer UDP beside the main thread, all reading the responder's one UDP
-     * socket (TCP stays on the main thread): a reader per core lifts UDP throughput past one Node
-     * thread's socket cost. Each holds a copy of the zone: about 67 MB idle, 120 MB at 10,000
+     * Answer from this many child processes (node:cluster workers) sharing the responder's UDP socket
+     * and TCP listener, the main thread answering nothing: a reader per core lifts UDP throughput past
+     * one Node thread's socket cost. Each holds a copy of the zone: about 67 MB idle, 120 MB at 10,000
      * instances (docs/registry.md). 0: none.
      */
     responder_processes: z.number().int().min(0).max(64).default(0),
@@ -239,7 +239,7 @@ export const DnsConfig = z
   })
   .strict()
   .refine((d) => !(d.responder_thread === true && d.responder_processes > 0), {
-    message: "responder_processes share the main thread's socket: set it or responder_thread, not both",
+    message: 'responder_processes replace the responder thread: set it or responder_thread, not both',
     path: ['responder_processes'],
   })
   .transform((d) => ({ ...d, responder_thread: d.responder_thread ?? d.responder_processes === 0 }));
