@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireTool } from '../test/harness/debian-tools.js';
-import { registerLua, registerMany } from './lib/agents.js';
+import { REGISTRATION_RUN_SECONDS, registerLua, registerMany } from './lib/agents.js';
 import { startChurnLoad } from './lib/churn-load.js';
 import { watchCpu } from './lib/cpu.js';
 import { monotonicUs, type Window } from './lib/cpuprofile.js';
@@ -116,7 +116,10 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     const rssMb = registry.rssMb();
     // The reference of the registrations/s target: registrations alone, after the churn run.
     const aloneFrom = monotonicUs();
-    const alone = await wrk(`${registry.url}/v1/agents`, { seconds: 2, lua: registerLua() });
+    const alone = await wrk(`${registry.url}/v1/agents`, {
+      seconds: REGISTRATION_RUN_SECONDS,
+      lua: registerLua(),
+    });
     if (PROFILE_DIR !== undefined) {
       const windows: Record<string, Window> = {
         churn: { fromUs: churnFrom, toUs: aloneFrom },

@@ -2,7 +2,7 @@ import { EtcdUnaryClient, type TxnOp } from '@agent-reach/registry';
 import { Etcd3 } from 'etcd3';
 import { ETCD_SERVER_FLAGS } from '../scripts/cluster/etcd-flags.js';
 import { startEtcd } from '../test/harness/etcd.js';
-import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
+import { heartbeatLua, REGISTRATION_RUN_SECONDS, registerLua, registerMany } from './lib/agents.js';
 import { cpuDuring } from './lib/cpu.js';
 import { startHelloWorld } from './lib/hello.js';
 import { startRegistryProcess } from './lib/registry-process.js';
@@ -164,7 +164,7 @@ async function measure(
         ? await rawEtcd(await registrationTemplate(storage.endpoint, instances[0]!.id))
         : undefined;
     const registrations = await wrk(`${registry.url}/v1/agents`, {
-      seconds: Math.max(2, Math.round(SECONDS / 2)),
+      seconds: REGISTRATION_RUN_SECONDS,
       lua: registerLua(),
     });
     if (registrations.non2xx > 0) throw new Error(`${registrations.non2xx} registrations were refused`);

@@ -93,20 +93,33 @@ async function measure(root: string, size: number): Promise<PassCpu> {
     const liveness = new LivenessTable(clock, 3_600_000);
     const router = new Router({ source, clock, liveness });
     const table = await WeightTable.start(store);
-    const lease = await store.grantLease(3_600_000);
+    // One parsed declaration per agent, as a fleet of replicas shares them.
+    const templates = Array.from({ length: 50 }, (_, a) =>
+      testInstance(`bench-agent-${a}-0`, { agent: `bench-agent-${a}`, registeredAt: clock.wallNow() }),
+    );
     const records = [];
     for (let i = 0; i < size; i++) {
+      const template = templates[i % 50]!;
       const record = {
-        ...testInstance(`bench-agent-${i % 50}-${i.toString(16).padStart(6, '0')}`, {
-          agent: `bench-agent-${i % 50}`,
-          registeredAt: clock.wallNow(),
-        }),
-        lease_id: lease,
+        instance_id: `${template.agent_name}-${i.toString(16).padStart(6, '0')}`,
+        agent_name: template.agent_name,
+        declaration: template.declaration,
+        endpoint: template.endpoint,
+        card_url: template.card_url,
+        card_sha256: template.card_sha256,
+        lease_token_hash: template.lease_token_hash,
+        // A lease each, as in the registry (a lease's bindings are a short list, searched in full).
+        lease_id: await store.grantLease(3_600_000),
+        registered_at: template.registered_at,
       };
       records.push(record);
       liveness.track(record, true);
     }
     source.put(...records);
+    const t0 = performance.now();
+    const step = (what: string) =>
+      process.env.BENCH_VERBOSE &&
+      process.stderr.write(`${size}: ${what} at ${(performance.now() - t0).toFixed(0)} ms\n`);
     let leader = true;
     const publisherWith = (maxWeightMovesPerPass: number) =>
       new WeightPublisher({
@@ -127,13 +140,17 @@ async function measure(root: string, size: number): Promise<PassCpu> {
     // One pass before the clock moves, so the JIT has seen the code (nothing moves yet).
     const publisher = publisherWith(1000);
     await publisher.publishOnce();
+    step('first pass');
     clock.advance(60_000);
     const warmupMs = await cpuOfPasses(publisher);
     // Publish every weight, then let the watch deliver them: a settled fleet.
+    step('warm-up passes');
     const settling = publisherWith(size * 2);
     await settling.publishOnce();
     await new Promise((r) => setTimeout(r, 200));
+    step('settled');
     const settledMs = await cpuOfPasses(settling);
+    step('settled passes');
     leader = false;
     router.close();
     await table.close();

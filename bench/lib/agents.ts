@@ -105,6 +105,14 @@ end
 `;
 }
 
+/**
+ * Length of a timed run of registrations (registry suite, churn suite's "alone"): one interval of the
+ * leader's weight publication (5 s by default), so every run holds exactly one weight pass. A pass
+ * examines every instance (at 100,000 instances in a mass warm-up it cost the registration run ~10 % of
+ * a core), and a 2 s run held one pass or none, by chance.
+ */
+export const REGISTRATION_RUN_SECONDS = 5;
+
 /** A wrk Lua script that registers new instances. */
 export function registerLua(): string {
   return `local n = 0
