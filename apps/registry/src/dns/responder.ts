@@ -1,5 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, isIPv6, type Server, type Socket } from 'node:net';
+import { type LookupOneOptions, lookup } from 'node:dns';
+import { createServer, isIP, isIPv6, type Server, type Socket } from 'node:net';
 import { AnswerCache } from './answer-cache.js';
 import { handleMessage, type SnapshotProvider } from './packet-handler.js';
 import { serveTcpConnection } from './tcp-connection.js';
@@ -56,8 +57,23 @@ function answerUdp(
 const answerCacheOf = (entries = 10_000): AnswerCache | undefined =>
   entries > 0 ? new AnswerCache(entries) : undefined;
 
+/**
+ * dgram's address lookup for sends and binds: an IP literal (every reply goes to a query's source
+ * address) is handed back at once; dgram's default, `dns.lookup`, answers even a literal a tick later,
+ * which cost every reply a deferred task. A host name (`dns.listen` may name one) is still looked up.
+ */
+function literalOrLookup(
+  address: string,
+  options: LookupOneOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string, family: number) => void,
+): void {
+  const family = isIP(address);
+  if (family !== 0) callback(null, address, family);
+  else lookup(address, options, callback);
+}
+
 function bindUdp(host: string, port: number, onError: (e: Error) => void): Promise<UdpSocket> {
-  const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4' });
+  const socket = createSocket({ type: isIPv6(host) ? 'udp6' : 'udp4', lookup: literalOrLookup });
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       socket.close();
