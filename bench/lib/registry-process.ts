@@ -44,7 +44,7 @@ export type DnsExtras = Record<string, string | number | boolean>;
 
 /** Starts `apps/registry/src/main.ts` with a bench config (long heartbeat timeout, no storm guard). */
 export async function startRegistryProcess(
-  storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string },
+  storage: { type: 'embedded'; fsyncBeforeAck?: boolean } | { type: 'etcd'; endpoint: string },
   controlPlane: ControlPlaneExtras = {},
   /**
    * Another checkout's registry (a worktree of an older commit, for A/B runs), node flags, and a
@@ -58,7 +58,7 @@ export async function startRegistryProcess(
   const dnsPort = await freePort();
   const storageYaml =
     storage.type === 'embedded'
-      ? `storage:\n  type: embedded\n  path: ${dir}/data\n`
+      ? `storage:\n  type: embedded\n  path: ${dir}/data\n${storage.fsyncBeforeAck ? '  fsync_before_ack: true\n' : ''}`
       : `storage:\n  type: etcd\n  etcd:\n    endpoints: [${storage.endpoint}]\n`;
   const config = `control_plane:
   listen: 127.0.0.1:${port}
