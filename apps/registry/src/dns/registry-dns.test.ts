@@ -99,9 +99,15 @@ describe('the registry zone', () => {
 
   it('answers as dns.responder_processes child processes, over UDP and TCP, and stops them with it', async () => {
     t = await startTestRegistry({ config: { dns: { listen: '127.0.0.1:0', responder_processes: 2 } } });
+    expect((await call(t.registry.app, 'POST', '/v1/agents', registerBody(8003))).status).toBe(201);
     const responder = await startRegistryDns(t.registry);
     const pids = (responder as DnsResponderProcesses).pids();
     expect(pids).toHaveLength(2);
+    // The processes hold the only encoded zone, and GET /v1/zone is exported from one of them.
+    expect(t.registry.zone.laidOut).toBe(false);
+    const zoneFile = await (await t.registry.app.request('/v1/zone')).text();
+    expect(zoneFile).toMatch(/IN\s+SRV\s+\d+\s+\d+\s+8003\s/);
+    expect(t.registry.zone.laidOut).toBe(false);
     // The processes answer from the registry's zone: SOA at the apex.
     for (const transport of ['+notcp', '+tcp']) {
       const ran = spawnSync('/usr/bin/dig', [

@@ -7,13 +7,14 @@ import { type DnsResponder, startDnsResponder } from './responder.js';
 import { startDnsResponderProcesses } from './responder-processes.js';
 import { startDnsResponderThread } from './responder-thread.js';
 import { Zone } from './zone.js';
+import type { ZoneExport } from './zone-file.js';
 
 /** The registry's live zone, named and timed by its config; unpublishable registrations are logged. */
 export function createRegistryZone(instances: InstanceSource, config: RegistryConfig, logger: Logger): Zone {
   return new Zone(instances, {
     ...compileDnsOptions(config.reach).zone,
-    // With the responder thread, the thread holds the only encoded copy of the zone.
-    laidOut: !config.reach.dns.responder_thread,
+    // With the responder thread or processes, they hold the only encoded copies of the zone.
+    laidOut: !config.reach.dns.responder_thread && config.reach.dns.responder_processes === 0,
     onSkip: (instanceId, error) =>
       logger.warn(
         { instance_id: instanceId, code: error.code, err: error },
@@ -36,8 +37,8 @@ export async function startRegistryDns(
   const tcp = registry.config.reach.dns.tcp;
   const limits = { tcpIdleTimeoutMs: tcp.idle_timeout, maxTcpConnections: tcp.max_connections };
   const { responder_thread: thread, responder_processes: processes } = registry.config.reach.dns;
-  if (processes > 0)
-    return startDnsResponderProcesses({
+  if (processes > 0) {
+    const responder = await startDnsResponderProcesses({
       zone: registry.zone,
       host: listen.host,
       port: listen.port,
@@ -50,6 +51,8 @@ export async function startRegistryDns(
           'dns responder process died; starting a new one',
         ),
     });
+    return exportingFrom(registry.zone, responder);
+  }
   if (!thread) {
     const tcpStats = { open: 0, dropped: 0, idleClosed: 0 };
     registry.metrics?.watchConnections('dns_tcp', tcpStats);
@@ -71,18 +74,20 @@ export async function startRegistryDns(
     onRestart: (err, delayMs) =>
       registry.logger.error({ err, delay_ms: delayMs }, 'dns responder thread died; starting a new one'),
   });
-  registry.zone.exportVia(() => responder.exportZone());
-  return {
-    ...responder,
-    get worker() {
-      return responder.worker;
-    },
-    get restarts() {
-      return responder.restarts;
-    },
+  return exportingFrom(registry.zone, responder);
+}
+
+/** `responder` with `zone`'s exports made by it (it holds the encoded zone) until it stops. */
+function exportingFrom<R extends DnsResponder & { exportZone(): Promise<ZoneExport> }>(
+  zone: Zone,
+  responder: R,
+): R {
+  zone.exportVia(() => responder.exportZone());
+  const stop = responder.stop.bind(responder);
+  return Object.assign(responder, {
     stop: async () => {
-      registry.zone.exportVia(undefined);
-      await responder.stop();
+      zone.exportVia(undefined);
+      await stop();
     },
-  };
+  });
 }

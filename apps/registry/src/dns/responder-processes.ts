@@ -2,15 +2,18 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { type DnsResponder, type DnsResponderOptions, freeDnsPort } from './responder.js';
 import {
+  exportFrom,
   launchResponder,
   type OpenPeer,
   RESPONDER_WORKER_URL,
   type ResponderPeer,
   type SupervisedResponder,
   superviseResponder,
+  WorkerRequests,
 } from './responder-supervisor.js';
 import type { FromResponder, ToResponder } from './responder-worker.js';
 import type { Zone } from './zone.js';
+import type { ZoneExport } from './zone-file.js';
 
 /** Where and how the responder processes listen, and the zone they answer from (followed from this thread). */
 export interface DnsResponderProcessesOptions extends Omit<DnsResponderOptions, 'zone' | 'tcpStats'> {
@@ -27,9 +30,11 @@ export interface DnsResponderProcesses extends DnsResponder {
   pids(): number[];
   /** How many times a process died and was started again, over all of them. */
   readonly restarts: number;
+  /** The zone file from the first process's zone, frozen at one serial (the registry's main thread holds none). */
+  exportZone(): Promise<ZoneExport>;
 }
 
-type ProcessPeer = ResponderPeer & { worker: ClusterWorker };
+type ProcessPeer = ResponderPeer & { worker: ClusterWorker; requests: WorkerRequests };
 
 /**
  * A responder worker in a new cluster worker process. Its `startDnsResponder` binds UDP and TCP the
@@ -57,8 +62,7 @@ const openProcess: OpenPeer<ProcessPeer> = (start) => {
     for (const queued of waiting) worker.send(queued);
     waiting = undefined;
   });
-  return {
-    worker,
+  const peer: ResponderPeer = {
     send: (message: ToResponder) => {
       if (waiting !== undefined) waiting.push(message);
       else if (worker.isConnected()) worker.send(message);
@@ -70,6 +74,7 @@ const openProcess: OpenPeer<ProcessPeer> = (start) => {
     ),
     kill: () => void worker.process.kill('SIGKILL'),
   };
+  return { ...peer, worker, requests: new WorkerRequests(peer) };
 };
 
 /**
@@ -113,6 +118,7 @@ export async function startDnsResponderProcesses(
     get restarts() {
       return processes.reduce((sum, p) => sum + p.restarts, 0);
     },
+    exportZone: () => exportFrom(processes[0]!.current.peer.requests),
     stop,
   };
 }

@@ -1,7 +1,14 @@
 import type { DnsResponderOptions } from './responder.js';
-import type { FromResponder, ResponderWorkerData, ToResponder } from './responder-worker.js';
+import type {
+  FromResponder,
+  ResponderWorkerData,
+  ToResponder,
+  WorkerReply,
+  WorkerRequest,
+} from './responder-worker.js';
 import type { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
+import type { ZoneExport } from './zone-file.js';
 
 /** Set by `pnpm build` (scripts/build.ts): the bundled worker, relative to this source file. */
 declare const REACH_BUNDLED_RESPONDER: string | undefined;
@@ -42,6 +49,73 @@ export interface LaunchedResponder<P extends ResponderPeer = ResponderPeer> {
   feed: ZoneFeed;
   host: string;
   port: number;
+}
+
+/** Requests to one worker (thread or process), each answered by the reply with its id; all fail if it ends. */
+export class WorkerRequests {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve(reply: WorkerReply): void; reject(e: Error): void }>();
+  private ended: Error | undefined;
+
+  constructor(private readonly peer: ResponderPeer) {
+    peer.onMessage((message: FromResponder) => {
+      if (!('id' in message)) return;
+      const waiter = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      if (message.kind === 'request-failed') waiter?.reject(new Error(message.message));
+      else waiter?.resolve(message);
+    });
+    void peer.exited.then((how) => {
+      this.ended = new Error(`dns responder worker ended (${how})`);
+      for (const waiter of this.waiting.values()) waiter.reject(this.ended);
+      this.waiting.clear();
+    });
+  }
+
+  newId(): number {
+    return this.nextId++;
+  }
+
+  /** Sends `request` and resolves with its reply of kind `kind`. */
+  ask<K extends WorkerReply['kind']>(request: WorkerRequest, kind: K): Promise<WorkerReply & { kind: K }> {
+    if (this.ended !== undefined) return Promise.reject(this.ended);
+    return new Promise((resolve, reject) => {
+      this.waiting.set(request.id, {
+        resolve: (reply) =>
+          reply.kind === kind
+            ? resolve(reply as WorkerReply & { kind: K })
+            : reject(new Error(`dns responder worker: ${kind} expected, got ${reply.kind}`)),
+        reject,
+      });
+      this.peer.send(request);
+    });
+  }
+
+  send(request: WorkerRequest): void {
+    this.peer.send(request);
+  }
+}
+
+/** A zone-file export served by a worker, a piece per request. */
+export async function exportFrom(requests: WorkerRequests): Promise<ZoneExport> {
+  const id = requests.newId();
+  const { serial } = await requests.ask({ kind: 'export', id }, 'export-ready');
+  async function* chunks(): AsyncGenerator<string> {
+    let done = false;
+    try {
+      for (;;) {
+        const { text } = await requests.ask({ kind: 'export-next', id }, 'export-chunk');
+        if (text === null) {
+          done = true;
+          return;
+        }
+        yield text;
+      }
+    } finally {
+      if (!done) requests.send({ kind: 'export-end', id });
+    }
+  }
+  return { serial, chunks: chunks() };
 }
 
 /** Starts one worker with a full copy of the zone; resolves once it answers. */

@@ -1,13 +1,15 @@
 import { Worker } from 'node:worker_threads';
 import type { DnsResponder, DnsResponderOptions } from './responder.js';
 import {
+  exportFrom,
   launchResponder,
   type OpenPeer,
   RESPONDER_WORKER_URL,
   type ResponderPeer,
   superviseResponder,
+  WorkerRequests,
 } from './responder-supervisor.js';
-import type { FromResponder, ToResponder, WorkerReply, WorkerRequest } from './responder-worker.js';
+import type { ToResponder } from './responder-worker.js';
 import type { Zone } from './zone.js';
 import type { ZoneExport } from './zone-file.js';
 
@@ -30,75 +32,8 @@ export interface DnsResponderThread extends DnsResponder {
   heldBytes(options?: { answerEveryName?: boolean }): Promise<number>;
 }
 
-/** Requests to one thread, each answered by the reply with its id; all fail if the thread ends. */
-class ThreadRequests {
-  private nextId = 1;
-  private readonly waiting = new Map<number, { resolve(reply: WorkerReply): void; reject(e: Error): void }>();
-  private ended: Error | undefined;
-
-  constructor(private readonly peer: ResponderPeer) {
-    peer.onMessage((message: FromResponder) => {
-      if (!('id' in message)) return;
-      const waiter = this.waiting.get(message.id);
-      this.waiting.delete(message.id);
-      if (message.kind === 'request-failed') waiter?.reject(new Error(message.message));
-      else waiter?.resolve(message);
-    });
-    void peer.exited.then((how) => {
-      this.ended = new Error(`dns responder thread ended (${how})`);
-      for (const waiter of this.waiting.values()) waiter.reject(this.ended);
-      this.waiting.clear();
-    });
-  }
-
-  newId(): number {
-    return this.nextId++;
-  }
-
-  /** Sends `request` and resolves with its reply of kind `kind`. */
-  ask<K extends WorkerReply['kind']>(request: WorkerRequest, kind: K): Promise<WorkerReply & { kind: K }> {
-    if (this.ended !== undefined) return Promise.reject(this.ended);
-    return new Promise((resolve, reject) => {
-      this.waiting.set(request.id, {
-        resolve: (reply) =>
-          reply.kind === kind
-            ? resolve(reply as WorkerReply & { kind: K })
-            : reject(new Error(`dns responder thread: ${kind} expected, got ${reply.kind}`)),
-        reject,
-      });
-      this.peer.send(request);
-    });
-  }
-
-  send(request: WorkerRequest): void {
-    this.peer.send(request);
-  }
-}
-
-/** A zone-file export served by the thread, a piece per request. */
-async function exportFrom(requests: ThreadRequests): Promise<ZoneExport> {
-  const id = requests.newId();
-  const { serial } = await requests.ask({ kind: 'export', id }, 'export-ready');
-  async function* chunks(): AsyncGenerator<string> {
-    let done = false;
-    try {
-      for (;;) {
-        const { text } = await requests.ask({ kind: 'export-next', id }, 'export-chunk');
-        if (text === null) {
-          done = true;
-          return;
-        }
-        yield text;
-      }
-    } finally {
-      if (!done) requests.send({ kind: 'export-end', id });
-    }
-  }
-  return { serial, chunks: chunks() };
-}
-
 /** A responder worker on a new thread, which binds its own sockets. */
-type ThreadPeer = ResponderPeer & { worker: Worker; requests: ThreadRequests };
+type ThreadPeer = ResponderPeer & { worker: Worker; requests: WorkerRequests };
 
 const openThread: OpenPeer<ThreadPeer> = (start) => {
   const worker = new Worker(RESPONDER_WORKER_URL);
@@ -110,7 +45,7 @@ const openThread: OpenPeer<ThreadPeer> = (start) => {
     exited: new Promise<string>((resolve) => worker.once('exit', (code) => resolve(`code ${code}`))),
     kill: () => void worker.terminate(),
   };
-  return { ...peer, worker, requests: new ThreadRequests(peer) };
+  return { ...peer, worker, requests: new WorkerRequests(peer) };
 };
 
 /**
