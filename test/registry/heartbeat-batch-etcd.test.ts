@@ -10,7 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useEtcd } from '../harness/use-etcd.js';
 
-// Heartbeats on etcd go out in batches over one keep-alive stream; each must keep its own answer.
+// Heartbeats on etcd go out in batches over a few keep-alive streams; each must keep its own answer.
 const config = registryConfigFrom({
   control_plane: {
     heartbeat_interval: 5,

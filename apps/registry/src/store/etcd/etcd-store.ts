@@ -38,6 +38,9 @@ export interface EtcdStoreOptions {
   security?: EtcdSecurity;
 }
 
+/** Keep-alive streams for leases that surely live (lease ids are sequential, so their last digits spread them). */
+const KEEPALIVE_STREAMS = 4;
+
 /** The registry store on a real etcd cluster: leases, one transaction per commit, watches, elections. */
 export class EtcdStore implements RegistryStore {
   readonly kind = 'etcd' as const;
@@ -49,8 +52,13 @@ export class EtcdStore implements RegistryStore {
   readonly #prefix: Buffer;
   readonly #electionTtl: number;
   readonly #onError: (error: unknown) => void;
-  /** Refreshes of leases that surely have not expired (most heartbeats). */
-  readonly #keepAlives: KeepAliveStream;
+  /**
+   * Refreshes of leases that surely have not expired (most heartbeats), spread over a few streams by
+   * lease id: etcd serves each stream's refreshes one at a time, and every refresh first waits until
+   * etcd has applied all it committed (`waitAppliedIndex`, 3.4 and 3.5), so under writes (registrations,
+   * weights, liveness facts) one stream moves one refresh per apply; several wait side by side.
+   */
+  readonly #keepAlives: KeepAliveStream[];
   /** Refreshes of leases that may have expired, or that this process never saw: see LeaseDeadlines. */
   readonly #lateKeepAlives: KeepAliveStream;
   readonly #deadlines = new LeaseDeadlines();
@@ -84,7 +92,10 @@ export class EtcdStore implements RegistryStore {
     this.#prefix = Buffer.from(options.prefix ?? '', 'utf8');
     this.#electionTtl = options.electionTtlSeconds ?? 2;
     this.#onError = options.onError ?? ((error: unknown) => console.error('[etcd-store]', error));
-    this.#keepAlives = new KeepAliveStream(this.#unary, { timeoutMs: timeout });
+    this.#keepAlives = Array.from(
+      { length: KEEPALIVE_STREAMS },
+      () => new KeepAliveStream(this.#unary, { timeoutMs: timeout }),
+    );
     this.#lateKeepAlives = new KeepAliveStream(this.#unary, { timeoutMs: timeout });
     this.#sweepDeadlines = setInterval(() => this.#deadlines.sweep(), 10_000);
     this.#sweepDeadlines.unref();
@@ -255,7 +266,7 @@ export class EtcdStore implements RegistryStore {
     await Promise.allSettled([...this.#leaderships].map((leadership) => leadership.resign()));
     this.#leases.close();
     clearInterval(this.#sweepDeadlines);
-    this.#keepAlives.close();
+    for (const stream of this.#keepAlives) stream.close();
     this.#lateKeepAlives.close();
     this.#unary.close();
     this.#client.close();
@@ -271,7 +282,9 @@ export class EtcdStore implements RegistryStore {
   /** One keep-alive of `lease`, on the stream its deadline calls for; resolves with its TTL (0: gone). */
   async #refresh(lease: string): Promise<number> {
     const startedAt = this.#deadlines.now();
-    const stream = this.#deadlines.alive(lease) ? this.#keepAlives : this.#lateKeepAlives;
+    const stream = this.#deadlines.alive(lease)
+      ? this.#keepAlives[Number(lease.slice(-4)) % KEEPALIVE_STREAMS]!
+      : this.#lateKeepAlives;
     const ttlSeconds = await stream.refresh(lease);
     this.#deadlines.renewed(lease, startedAt, ttlSeconds);
     return ttlSeconds;
