@@ -7,18 +7,23 @@
 
 import { ETCD_SERVER_FLAGS } from '../scripts/cluster/etcd-flags.js';
 import { startEtcd } from '../test/harness/etcd.js';
-import { heartbeatLua, registerMany } from './lib/agents.js';
+import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
 import { cpuDuring, cpuMs } from './lib/cpu.js';
 import { startRegistryProcess } from './lib/registry-process.js';
 import { wrk } from './lib/wrk.js';
+import { rawEtcd, registrationTemplate } from './registry.bench.js';
 
 const N = Number(process.env.N ?? 100_000);
 const STEP = 10_000;
 const extra = (process.env.ETCD_EXTRA ?? '').split(' ').filter((s) => s !== '');
 const log = `/tmp/etcd100k-etcd-${Date.now()}.log`;
-const etcd = await startEtcd({
-  extraArgs: [...ETCD_SERVER_FLAGS, '--log-level=info', `--log-outputs=${log}`, ...extra],
-});
+// STORE=embedded: the same fill and heartbeats on the embedded store (the reference), no etcd.
+const embedded = process.env.STORE === 'embedded';
+const etcd = embedded
+  ? undefined
+  : await startEtcd({
+      extraArgs: [...ETCD_SERVER_FLAGS, '--log-level=info', `--log-outputs=${log}`, ...extra],
+    });
 console.log('etcd log', log, 'extra', extra);
 
 const WANT = [
@@ -45,6 +50,7 @@ const WANT = [
   'grpc_server_handled_total{grpc_code="OK",grpc_method="Range"',
 ];
 async function metrics(): Promise<string> {
+  if (etcd === undefined) return '';
   const text = await (await fetch(`${etcd.endpoint}/metrics`)).text();
   const out: string[] = [];
   for (const line of text.split('\n')) {
@@ -56,11 +62,11 @@ async function metrics(): Promise<string> {
 }
 
 const registry = await startRegistryProcess(
-  { type: 'etcd', endpoint: etcd.endpoint },
+  etcd === undefined ? { type: 'embedded' } : { type: 'etcd', endpoint: etcd.endpoint },
   process.env.HB_TIMEOUT ? { heartbeat_timeout: process.env.HB_TIMEOUT } : {},
   { nodeFlags: (process.env.REG_FLAGS ?? '').split(' ').filter((s) => s !== '') },
 );
-const pid = etcd.pid()!;
+const pid = etcd?.pid() ?? registry.pid;
 const t0 = performance.now();
 const instances: { id: string; token: string }[] = [];
 try {
@@ -74,7 +80,11 @@ try {
       `${instances.length} at ${((now - t0) / 1000).toFixed(1)}s (${(STEP / ((now - tPrev) / 1000)).toFixed(0)}/s, cpu reg ${(((c1[0]! - c0[0]!) / (now - tPrev)) * 100).toFixed(0)}% etcd ${(((c1[1]! - c0[1]!) / (now - tPrev)) * 100).toFixed(0)}%) rss reg ${registry.rssMb().toFixed(0)}MB`,
     );
     console.log('   ', await metrics());
-    if (extra.includes('--enable-pprof') && instances.length === Number(process.env.PROF_AT ?? 50_000)) {
+    if (
+      etcd !== undefined &&
+      extra.includes('--enable-pprof') &&
+      instances.length === Number(process.env.PROF_AT ?? 50_000)
+    ) {
       const file = `${log}.cpu.pb.gz`;
       void fetch(`${etcd.endpoint}/debug/pprof/profile?seconds=20`)
         .then(async (r) => (await import('node:fs')).writeFileSync(file, Buffer.from(await r.arrayBuffer())))
@@ -84,7 +94,7 @@ try {
     tPrev = now;
   }
   const seconds = Number(process.env.HB_SECONDS ?? 4);
-  if (extra.includes('--enable-pprof')) {
+  if (etcd !== undefined && extra.includes('--enable-pprof')) {
     const heap = await (await fetch(`${etcd.endpoint}/debug/pprof/heap?debug=1`)).text();
     (await import('node:fs')).writeFileSync(`${log}.heap.txt`, heap);
     setTimeout(async () => {
@@ -101,7 +111,15 @@ try {
     );
     console.log('   ', await metrics());
   }
+  if (etcd !== undefined && process.env.REGS === '1') {
+    // As the registry suite: the grant + txn reference on fresh etcds right before the registrations.
+    const raw = await rawEtcd(await registrationTemplate(etcd.endpoint, instances[0]!.id));
+    const regs = await wrk(`${registry.url}/v1/agents`, { seconds: 2, lua: registerLua() });
+    console.log(
+      `registrations from ${instances.length}: ${regs.requestsPerSec} req/s (non2xx ${regs.non2xx}, errors ${regs.errors}); raw grant+txn ${raw.grantAndTxn.toFixed(0)}/s (${((100 * regs.requestsPerSec) / raw.grantAndTxn).toFixed(0)} %), txn alone ${raw.txn.toFixed(0)}/s (${((100 * regs.requestsPerSec) / raw.txn).toFixed(0)} %)`,
+    );
+  }
 } finally {
   await registry.stop();
-  await etcd.stop();
+  await etcd?.stop();
 }

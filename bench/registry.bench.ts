@@ -40,7 +40,7 @@ interface Template {
  * What registration `instanceId` committed, read back from the registry's etcd: every key bound to its
  * lease (the `/reach/` record and its SkyDNS messages). The raw references replay this transaction.
  */
-async function registrationTemplate(endpoint: string, instanceId: string): Promise<Template> {
+export async function registrationTemplate(endpoint: string, instanceId: string): Promise<Template> {
   const client = new Etcd3({ hosts: endpoint });
   try {
     const record = await client.get(`/reach/instances/${instanceId}`).exec();
@@ -117,7 +117,9 @@ async function rawEtcdTxnPerSec(
 }
 
 /** The raw etcd references, each on a fresh etcd of its own. */
-async function rawEtcd(template: Template): Promise<{ txn: number; grantAndTxn: number; etcd3Txn: number }> {
+export async function rawEtcd(
+  template: Template,
+): Promise<{ txn: number; grantAndTxn: number; etcd3Txn: number }> {
   const onFreshEtcd = async (options: { grantEach: boolean; client: RawClient }) => {
     const etcd = await startEtcd({ extraArgs: ETCD_SERVER_FLAGS });
     try {
