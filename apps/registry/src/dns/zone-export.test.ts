@@ -125,6 +125,6 @@ describe('zone exports from the responder thread', () => {
     const pending = thread.exportZone();
     await dead.terminate();
     await ended;
-    await expect(pending).rejects.toThrow(/dns responder thread ended/);
+    await expect(pending).rejects.toThrow(/dns responder worker ended/);
   });
 });
