@@ -5,7 +5,7 @@ import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { KEYS } from '../store/keys.js';
-import type { RegistryStore, Watch } from '../store/store.js';
+import type { RegistryStore, Watch, WatchEvent } from '../store/store.js';
 import { instanceRecord } from '../testing/fixtures.js';
 import { captureLogger, settle } from '../testing/test-registry.js';
 import { InstanceCache } from './instance-cache.js';
@@ -84,6 +84,50 @@ describe('InstanceCache', () => {
     await settle();
     expect(cache.get('a-0003')).toBe(mine);
     expect(cache.get('a-0004')).toEqual(changed);
+    await cache.close();
+  });
+
+  it('hands listeners one change per id, its state after the batch, and the records that left', async () => {
+    await put('a-0006');
+    await put('a-0007');
+    // An etcd watch batch can carry several revisions of one key: drive the listener with such a batch.
+    let deliver: ((events: WatchEvent[]) => void) | undefined;
+    const watching: Pick<RegistryStore, 'watch'> = {
+      watch: async (prefix, listener) => {
+        deliver = listener;
+        return store.watch(prefix, () => undefined);
+      },
+    };
+    const cache = await InstanceCache.start(watching as RegistryStore, captureLogger().logger);
+    const old6 = cache.get('a-0006')!;
+    const old7 = cache.get('a-0007')!;
+    const seen: InstanceChanges[] = [];
+    cache.subscribe((changes) => seen.push(changes));
+    const v1 = { ...instanceRecord('a-0006'), card_sha256: 'B'.repeat(43) };
+    const v2 = { ...instanceRecord('a-0006'), card_sha256: 'C'.repeat(43) };
+    const event = (id: string, value?: object): WatchEvent =>
+      value === undefined
+        ? { type: 'delete', key: KEYS.instance(id) }
+        : { type: 'put', key: KEYS.instance(id), value: JSON.stringify(value) };
+    deliver!([
+      event('a-0006', v1),
+      event('a-0006', v2),
+      event('a-0007'),
+      event('a-0008', instanceRecord('a-0008')),
+      event('a-0008'),
+      event('a-0009'),
+    ]);
+    expect(seen).toHaveLength(1);
+    const [changes] = seen;
+    expect(changes!.put).toEqual([v2]);
+    expect(changes!.put[0]).toBe(cache.get('a-0006'));
+    expect(changes!.deleted).toEqual(['a-0007']);
+    // a-0008 came and went within the batch; a-0009 was never live: nobody hears of either.
+    expect(changes!.replaced).toHaveLength(2);
+    expect(changes!.replaced[0]).toBe(old6);
+    expect(changes!.replaced[1]).toBe(old7);
+    deliver!([event('a-0010')]);
+    expect(seen).toHaveLength(1);
     await cache.close();
   });
 });

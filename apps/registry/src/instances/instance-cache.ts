@@ -93,24 +93,25 @@ export class InstanceCache implements InstanceSource, LocalWrites {
     for (const { key, value } of snapshot) {
       const record = this.parse(key, value);
       if (!record) continue;
-      this.store(record);
+      this.store(record, this.records.get(record.instance_id));
       put.push(record);
     }
     this.snapshot = null;
-    if (put.length > 0) this.emit({ put, deleted: [] });
+    if (put.length > 0) this.emit({ put, deleted: [], replaced: [] });
   }
 
   private apply(events: WatchEvent[]): void {
     if (this.closed) return;
-    const changes: InstanceChanges = { put: [], deleted: [] };
+    // The record each touched id had before this batch (undefined: none), in order of first touch.
+    const before = new Map<string, InstanceRecord | undefined>();
     for (const event of events) {
       const instanceId = event.key.slice(KEYS.instancesPrefix.length);
+      const previous = this.records.get(instanceId);
       if (event.type === 'delete') {
-        const gone = this.records.get(instanceId);
-        if (gone === undefined) continue;
-        this.shared.release(gone);
+        if (previous === undefined) continue;
+        if (!before.has(instanceId)) before.set(instanceId, previous);
+        this.shared.release(previous);
         this.records.delete(instanceId);
-        changes.deleted.push(instanceId);
         continue;
       }
       const local = this.expected.get(instanceId);
@@ -118,17 +119,25 @@ export class InstanceCache implements InstanceSource, LocalWrites {
       // Our own write: the record was validated before it was stored, so the event needs no parsing.
       const record = local?.value === event.value ? local.record : this.parse(event.key, event.value);
       if (!record) continue;
-      this.store(record);
-      changes.put.push(record);
+      if (!before.has(instanceId)) before.set(instanceId, previous);
+      this.store(record, previous);
+    }
+    // One change per id, its state after the batch (an etcd watch batch can hold several of one id).
+    const changes: InstanceChanges = { put: [], deleted: [], replaced: [] };
+    for (const [instanceId, previous] of before) {
+      const current = this.records.get(instanceId);
+      if (current !== undefined) changes.put.push(current);
+      else if (previous !== undefined) changes.deleted.push(instanceId);
+      else continue; // put and deleted within the batch: never seen by anyone
+      if (previous !== undefined) changes.replaced.push(previous);
     }
     if (changes.put.length === 0 && changes.deleted.length === 0) return;
     this.snapshot = null;
     this.emit(changes);
   }
 
-  /** Keeps `record` (sharing its common parts), in place of any earlier record of its instance. */
-  private store(record: InstanceRecord): void {
-    const previous = this.records.get(record.instance_id);
+  /** Keeps `record` (sharing its common parts) in place of `previous`, its instance's earlier record. */
+  private store(record: InstanceRecord, previous: InstanceRecord | undefined): void {
     if (previous === record) return;
     if (previous !== undefined) this.shared.release(previous);
     this.shared.adopt(record);

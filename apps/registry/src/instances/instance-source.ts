@@ -1,9 +1,20 @@
 import type { InstanceRecord } from '../store/records.js';
 
-/** A batch of registration changes, as seen by the store watch. */
+/**
+ * A batch of registration changes, as seen by the store watch: at most one entry per instance id, its
+ * state at the end of the batch.
+ */
 export interface InstanceChanges {
+  /** Records live after the batch that it wrote (new, or in place of an earlier record of their id). */
   put: InstanceRecord[];
+  /** Ids the batch removed (live before it, gone after it). */
   deleted: string[];
+  /**
+   * The record each id of `put` and `deleted` had before the batch, if it had one: what left the
+   * source. A listener that keeps per-agent counts takes these out and `put` in, and needs no map of
+   * its own from id to record (one such map is ~40 bytes per instance at 100,000 instances).
+   */
+  replaced: InstanceRecord[];
 }
 
 /**

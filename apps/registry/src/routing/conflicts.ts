@@ -119,8 +119,6 @@ export class ConflictBook {
   private readonly byAgent = new Map<string, ConflictEntry>();
   /** Member instances per group key, by agent (a group of one agent is skipped without reading it). */
   private readonly groups = new Map<string, Map<string, AgentMembers>>();
-  /** Each placed instance's record: its member sets follow from its declaration (one per operation). */
-  private readonly placed = new Map<string, InstanceRecord>();
   /** The conflict entries each group produced last time. */
   private readonly entriesOf = new Map<string, ConflictEntry[]>();
   private readonly dirty = new Set<string>();
@@ -135,7 +133,9 @@ export class ConflictBook {
     for (const record of source.all()) this.place(record);
     this.recompute();
     this.unsubscribe = source.subscribe((changes) => {
-      for (const id of changes.deleted) this.remove(id);
+      // A record's member sets follow from its declaration (one per operation): the replaced record
+      // says which to leave, so no map from instance to record is kept here.
+      for (const record of changes.replaced) this.remove(record);
       for (const record of changes.put) this.place(record);
       // A registration storm recomputes once, not once per registration.
       this.scheduled ??= setImmediate(() => this.refresh());
@@ -165,16 +165,15 @@ export class ConflictBook {
     if (this.scheduled) clearImmediate(this.scheduled);
   }
 
-  private remove(instanceId: string): void {
-    const record = this.placed.get(instanceId);
-    if (!record) return;
-    this.placed.delete(instanceId);
+  /** Takes out a record `place` placed (the source hands every record that leaves it back once). */
+  private remove(record: InstanceRecord): void {
     const { declaration } = record;
     for (const operation of Object.keys(declaration.capabilities)) {
       const key = groupKey(declaration.domain, operation, declaration.priority);
-      const members = this.groups.get(key)!;
-      const agent = members.get(record.agent_name)!;
-      agent.delete(instanceId);
+      const members = this.groups.get(key);
+      const agent = members?.get(record.agent_name);
+      if (members === undefined || agent === undefined) continue;
+      agent.delete(record.instance_id);
       if (agent.instances.size === 0) members.delete(agent.agent);
       if (members.size === 0) this.groups.delete(agent.key);
       this.dirty.add(agent.key);
@@ -182,7 +181,6 @@ export class ConflictBook {
   }
 
   private place(record: InstanceRecord): void {
-    this.remove(record.instance_id);
     const { declaration } = record;
     for (const operation of Object.keys(declaration.capabilities)) {
       const key = groupKey(declaration.domain, operation, declaration.priority);
@@ -199,7 +197,6 @@ export class ConflictBook {
       // Another replica of an offer the group has: its conflicts stay as they are.
       if (agent.add(record)) this.dirty.add(agent.key);
     }
-    this.placed.set(record.instance_id, record);
   }
 
   private refresh(): void {

@@ -18,9 +18,8 @@ export interface DeclarationVersions {
  * so the hot path is two map lookups.
  */
 export class VersionPreference {
-  // Live instances per agent and version, and each instance's record (its agent and version).
+  // Live instances per agent and version (counted from the source's records: no map per instance).
   private readonly live = new Map<string, Map<string, number>>();
-  private readonly placeOf = new Map<string, InstanceRecord>();
   private readonly preferred = new Map<string, string | null>();
   private readonly stops: Array<() => void> = [];
 
@@ -32,11 +31,8 @@ export class VersionPreference {
     for (const record of source.all()) this.add(record);
     this.stops.push(
       source.subscribe((changes) => {
-        for (const id of changes.deleted) this.remove(id);
-        for (const record of changes.put) {
-          this.remove(record.instance_id);
-          this.add(record);
-        }
+        for (const record of changes.replaced) this.remove(record);
+        for (const record of changes.put) this.add(record);
       }),
       versions.subscribe((agents) => {
         for (const agent of agents) this.preferred.delete(agent);
@@ -77,7 +73,6 @@ export class VersionPreference {
   private add(record: InstanceRecord): void {
     const agent = record.agent_name;
     const version = record.declaration.version;
-    this.placeOf.set(record.instance_id, record);
     let versions = this.live.get(agent);
     if (!versions) {
       versions = new Map();
@@ -88,12 +83,10 @@ export class VersionPreference {
     if (versions.size !== before) this.preferred.delete(agent);
   }
 
-  private remove(id: string): void {
-    const place = this.placeOf.get(id);
-    if (!place) return;
-    this.placeOf.delete(id);
-    const agent = place.agent_name;
-    const version = place.declaration.version;
+  /** Takes out a record `add` counted (the source hands every record that leaves it back once). */
+  private remove(record: InstanceRecord): void {
+    const agent = record.agent_name;
+    const version = record.declaration.version;
     const versions = this.live.get(agent);
     const count = versions?.get(version) ?? 0;
     if (!versions) return;

@@ -20,14 +20,27 @@ export class FakeInstanceSource implements InstanceSource {
     return () => this.listeners.delete(listener);
   }
 
+  /** Puts records (one per id: the last of an id wins), as one batch. */
   put(...records: InstanceRecord[]): void {
-    for (const record of records) this.records.set(record.instance_id, record);
-    this.emit({ put: records, deleted: [] });
+    const latest = new Map(records.map((record) => [record.instance_id, record]));
+    const replaced: InstanceRecord[] = [];
+    for (const [id, record] of latest) {
+      const previous = this.records.get(id);
+      if (previous !== undefined) replaced.push(previous);
+      this.records.set(id, record);
+    }
+    this.emit({ put: [...latest.values()], deleted: [], replaced });
   }
 
+  /** Removes ids as one batch (unknown ones too, as a listener must take a delete it never saw a put for). */
   remove(...ids: string[]): void {
-    for (const id of ids) this.records.delete(id);
-    this.emit({ put: [], deleted: ids });
+    const replaced: InstanceRecord[] = [];
+    for (const id of new Set(ids)) {
+      const previous = this.records.get(id);
+      if (previous !== undefined) replaced.push(previous);
+      this.records.delete(id);
+    }
+    this.emit({ put: [], deleted: ids, replaced });
   }
 
   listenerCount(): number {
