@@ -2,24 +2,45 @@ import type { Clock } from '@agent-reach/sdk/clock';
 import type { InstanceState, Load } from '@agent-reach/sdk/protocol';
 import type { InstanceRecord } from '../store/records.js';
 
+const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
+
 /** Replica-local liveness of one live instance; the store's lease stays the truth. */
-export interface LivenessEntry {
-  readonly instanceId: string;
-  readonly leaseId: string;
-  readonly tokenHash: string;
-  /** The stored record, kept so a tombstone can still show the instance once it is gone. */
-  readonly record: InstanceRecord;
+export class LivenessEntry {
   /** The last accepted seq; undefined until the first heartbeat after a registry restart (any seq is the baseline). */
   lastSeq: number | undefined;
-  load: Load;
+  load: Load = DEFAULT_LOAD;
   /** Monotonic ms of the last accepted heartbeat, or of registration / first sight. */
   lastBeatMono: number;
   /** Monotonic ms at which this replica first saw the registration (drives routing's warm-up). */
   readonly firstSeenMono: number;
   /** Wall-clock ms of the last accepted heartbeat, for display only. */
-  lastBeatWall: number | null;
+  lastBeatWall: number | null = null;
   /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */
-  deregistering: boolean;
+  deregistering = false;
+
+  constructor(
+    /** The stored record, kept so a tombstone can still show the instance once it is gone. */
+    readonly record: InstanceRecord,
+    lastSeq: number | undefined,
+    nowMono: number,
+  ) {
+    this.lastSeq = lastSeq;
+    this.lastBeatMono = nowMono;
+    this.firstSeenMono = nowMono;
+  }
+
+  // Read from the record, not copied into three fields of every entry (24 bytes per instance).
+  get instanceId(): string {
+    return this.record.instance_id;
+  }
+
+  get leaseId(): string {
+    return this.record.lease_id;
+  }
+
+  get tokenHash(): string {
+    return this.record.lease_token_hash;
+  }
 }
 
 /** A registration that is gone, kept a while so list and get can still show how it ended. */
@@ -30,7 +51,6 @@ export interface Tombstone {
   goneAtMono: number;
 }
 
-const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
 const TOMBSTONE_LIMIT = 1024;
 const TOMBSTONE_TTL_MS = 10 * 60_000;
 
@@ -64,18 +84,7 @@ export class LivenessTable {
       if (fresh && existing.lastSeq === undefined && existing.lastBeatWall === null) existing.lastSeq = 0;
       return existing;
     }
-    const entry: LivenessEntry = {
-      instanceId: record.instance_id,
-      leaseId: record.lease_id,
-      tokenHash: record.lease_token_hash,
-      record,
-      lastSeq: fresh ? 0 : undefined,
-      load: DEFAULT_LOAD,
-      lastBeatMono: this.clock.now(),
-      firstSeenMono: this.clock.now(),
-      lastBeatWall: null,
-      deregistering: false,
-    };
+    const entry = new LivenessEntry(record, fresh ? 0 : undefined, this.clock.now());
     this.entries.set(record.instance_id, entry);
     this.tombstones.delete(record.instance_id);
     return entry;
