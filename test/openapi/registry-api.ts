@@ -156,7 +156,7 @@ export interface paths {
         };
         /**
          * The live DNS zone file
-         * @description RFC 1035 zone file text; the `X-Zone-Serial` header carries its SOA serial.
+         * @description RFC 1035 zone file text, streamed from a copy of the zone frozen at one serial, which the `X-Zone-Serial` header carries.
          */
         get: operations["getV1Zone"];
         put?: never;
@@ -1559,6 +1559,23 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "INTERNAL";
+                        message: string;
+                        requestId?: string;
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "UNAVAILABLE";
                         message: string;
                         requestId?: string;
                         data?: {
