@@ -1,3 +1,4 @@
+import { SharedParts } from '../instances/shared-parts.js';
 import type { InstanceRecord } from '../store/records.js';
 import { instanceEntry } from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
@@ -32,6 +33,8 @@ export class ZoneReplica implements SnapshotProvider {
   private cached: ZoneSnapshot | undefined;
   /** Updates that arrived while an export was freezing the zone, applied once it is done. */
   private held: ZoneUpdate[] = [];
+  /** Records arrive as clones, each with its own declaration: equal parts are kept once, as the instance cache does. */
+  private readonly shared = new SharedParts();
   private freezing = 0;
 
   constructor(private readonly settings: ZoneSettings) {
@@ -62,8 +65,11 @@ export class ZoneReplica implements SnapshotProvider {
   }
 
   private applyNow(update: ZoneUpdate): void {
-    for (const id of update.deleted) this.live.delete(id);
+    for (const id of update.deleted) this.forget(id);
     for (const { record, weights } of update.put) {
+      const old = this.live.entry(record.instance_id)?.record;
+      if (old !== undefined) this.shared.release(old);
+      this.shared.adopt(record);
       // The zone only sends what it could encode, so this fails only if the two disagree.
       const entry = instanceEntry(record, this.settings.apex, this.settings.ttl);
       if (entry.ok) this.live.put(entry.value, weights);
@@ -73,6 +79,14 @@ export class ZoneReplica implements SnapshotProvider {
     this.live.commit();
     this.serial = update.serial;
     this.cached = undefined;
+  }
+
+  /** Deletes an instance and lets go of its shared parts. */
+  private forget(id: string): void {
+    const old = this.live.entry(id)?.record;
+    if (old === undefined) return;
+    this.shared.release(old);
+    this.live.delete(id);
   }
 
   /** The zone as of the last applied update. */
