@@ -3,13 +3,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../store/records.js';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
-import { queryBytes } from '../testing/zone-queries.js';
 import type { SrvWeight, WeightOf } from '../weights/weight-of.js';
 import { AnswerCache } from './answer-cache.js';
 import { handleMessage, type SnapshotProvider } from './packet-handler.js';
 import { RRTYPE } from './rr.js';
 import { Zone } from './zone.js';
 import { exportZoneFile } from './zone-file.js';
+import { queryBytes } from './zone-queries.js';
 import { ZoneReplica } from './zone-replica.js';
 
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };

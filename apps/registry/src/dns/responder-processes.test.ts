@@ -4,10 +4,10 @@ import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
-import { queryBytes } from '../testing/zone-queries.js';
 import { type DnsResponder, startDnsResponder } from './responder.js';
 import { type DnsResponderProcesses, startDnsResponderProcesses } from './responder-processes.js';
 import { Zone } from './zone.js';
+import { queryBytes } from './zone-queries.js';
 
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
 const DIG = '/usr/bin/dig';

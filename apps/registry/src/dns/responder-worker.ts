@@ -1,10 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
-import { answerEveryName } from '../testing/zone-queries.js';
 import { type DnsResponder, startDnsResponder } from './responder.js';
 import type { ZoneSettings } from './zone.js';
 import { yieldToEventLoop, zoneFileChunks } from './zone-file.js';
+import { answerEveryName } from './zone-queries.js';
 import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
 
 /** What a responder worker is started with (plain data: it crosses threads and processes). */

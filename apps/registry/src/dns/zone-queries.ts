@@ -1,5 +1,5 @@
-import { handleMessage, type SnapshotProvider } from '../dns/packet-handler.js';
-import { RRTYPE_NAME } from '../dns/rr.js';
+import { handleMessage, type SnapshotProvider } from './packet-handler.js';
+import { RRTYPE_NAME } from './rr.js';
 
 /** A query for `name`/`type` (with EDNS 1232 unless `edns` is false), as the responder receives it: hand-built, no codec per call. */
 export function queryBytes(name: string, type: number, id = 1, edns = true): Buffer {
