@@ -1,7 +1,7 @@
-import { createSocket } from 'node:dgram';
 import dnsPacket, { type DecodedPacket, type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
+import { udpAsk } from '../testing/udp-ask.js';
 import { AnswerCache } from './answer-cache.js';
 import { handleMessage, type Transport } from './packet-handler.js';
 import { startDnsResponder } from './responder.js';
@@ -171,19 +171,6 @@ describe('AnswerCache', () => {
 });
 
 describe('startDnsResponder with its answer cache', () => {
-  function udpAsk(port: number, msg: Buffer): Promise<Buffer> {
-    const socket = createSocket('udp4');
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no UDP answer')), 2000);
-      socket.once('message', (reply) => {
-        clearTimeout(timer);
-        socket.close();
-        resolve(reply);
-      });
-      socket.send(msg, port, '127.0.0.1');
-    });
-  }
-
   it('answers a registration made after the same question was asked', async () => {
     const { source, zone } = setup();
     const responder = await startDnsResponder({ zone, port: 0 });

@@ -4,6 +4,7 @@ import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
+import { udpAsk } from '../testing/udp-ask.js';
 import { type DnsResponder, startDnsResponder } from './responder.js';
 import { type DnsResponderProcesses, startDnsResponderProcesses } from './responder-processes.js';
 import { Zone } from './zone.js';
@@ -56,20 +57,6 @@ function dig(port: number, args: string[]): Promise<string> {
       error ? reject(error) : resolve(stdout),
     ),
   );
-}
-
-/** The raw reply to `msg` over UDP. */
-function askUdp(port: number, msg: Buffer): Promise<Buffer> {
-  const socket = createSocket('udp4');
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no UDP answer')), 2000);
-    socket.once('message', (reply) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve(reply);
-    });
-    socket.send(msg, port, '127.0.0.1');
-  });
 }
 
 /** The raw reply to `msg` over TCP (without its length prefix). */
@@ -141,7 +128,7 @@ describe('startDnsResponderProcesses', () => {
     for (const [i, question] of QUESTIONS.entries()) {
       const [name, type] = question.split(' ');
       const msg = queryBytes(name!, types[type!]!, i);
-      expect(await askUdp(port, msg)).toEqual(await askUdp(inProcess.port, msg));
+      expect(await udpAsk(port, msg)).toEqual(await udpAsk(inProcess.port, msg));
       expect(await askTcp(port, msg)).toEqual(await askTcp(inProcess.port, msg));
     }
   });

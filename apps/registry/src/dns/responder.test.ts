@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
+import { udpAsk } from '../testing/udp-ask.js';
 import { type DnsResponder, startDnsResponder } from './responder.js';
 import { Zone } from './zone.js';
 
@@ -17,17 +18,8 @@ function query(name: string, type: string, id = 1): Buffer {
   });
 }
 
-function udpAsk(port: number, msg: Buffer): Promise<Reply> {
-  const socket = createSocket('udp4');
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no UDP answer')), 2000);
-    socket.once('message', (reply) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve(dnsPacket.decode(reply) as Reply);
-    });
-    socket.send(msg, port, '127.0.0.1');
-  });
+async function udpAskReply(port: number, msg: Buffer): Promise<Reply> {
+  return dnsPacket.decode(await udpAsk(port, msg)) as Reply;
 }
 
 function frame(msg: Buffer): Buffer {
@@ -82,7 +74,7 @@ describe('startDnsResponder', () => {
 
   it('answers over UDP and TCP on one port', async () => {
     expect(responder.port).toBeGreaterThan(0);
-    const udp = await udpAsk(responder.port, query('worker-0001.agents.internal', 'A'));
+    const udp = await udpAskReply(responder.port, query('worker-0001.agents.internal', 'A'));
     expect(udp.answers).toHaveLength(1);
     const socket = connect(responder.port, '127.0.0.1');
     const replies = readFrames(socket, 1);
@@ -92,7 +84,10 @@ describe('startDnsResponder', () => {
   });
 
   it('truncates a large UDP answer and gives it whole over TCP', async () => {
-    const udp = await udpAsk(responder.port, query('_crunch._a2a._agents.agents.internal', 'UNKNOWN_64'));
+    const udp = await udpAskReply(
+      responder.port,
+      query('_crunch._a2a._agents.agents.internal', 'UNKNOWN_64'),
+    );
     expect(udp.flag_tc).toBe(true);
     const socket = connect(responder.port, '127.0.0.1');
     const replies = readFrames(socket, 1);
@@ -147,7 +142,7 @@ describe('startDnsResponder', () => {
     );
     expect((await reply)[0]!.rcode).toBe('FORMERR');
     socket.destroy();
-    expect((await udpAsk(responder.port, query('agents.internal', 'SOA'))).answers).toHaveLength(1);
+    expect((await udpAskReply(responder.port, query('agents.internal', 'SOA'))).answers).toHaveLength(1);
   });
 
   it('stops cleanly, closing open connections and freeing the port', async () => {
