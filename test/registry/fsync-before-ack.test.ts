@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerBody } from '../e2e-registry/http-registration.js';
 import { RegistryProcess } from '../harness/registry-process.js';
 
 let dir: string;
@@ -21,20 +22,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A registration of the summarizer on `port`. */
-const body = (port: number) =>
-  JSON.stringify({
-    declaration: {
-      agent_name: 'summarizer-v2',
-      domain: 'text_processing',
-      capabilities: { summarize: { input: ['text'], output: ['summary'], serves: ['writing'] } },
-      priority: 80,
-      idempotent: true,
-    },
-    endpoint: { host: '127.0.0.1', port },
-    card_sha256: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
-  });
-
 /** Registers on `port`: the instance id once acknowledged; undefined when the kill cut the request off. */
 async function register(port: number, killed: () => boolean): Promise<string | undefined> {
   let res: Response;
@@ -42,7 +29,7 @@ async function register(port: number, killed: () => boolean): Promise<string | u
     res = await fetch(`${registry.url}/v1/agents`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: body(port),
+      body: JSON.stringify(registerBody('summarizer-v2', port, 'summarize')),
     });
   } catch (error) {
     if (killed()) return undefined;
