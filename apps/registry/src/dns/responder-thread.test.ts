@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
+import { readdirSync, readFileSync } from 'node:fs';
 import dnsPacket from 'dns-packet';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import type { DnsResponder } from './responder.js';
 import { startDnsResponderThread } from './responder-thread.js';
+import { RESPONDER_THREAD_NAME } from './responder-worker.js';
 import { Zone } from './zone.js';
 
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
@@ -105,6 +107,22 @@ describe('startDnsResponderThread', () => {
     expect(thread.restarts).toBe(1);
     expect(thread.worker).not.toBe(first);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'names its thread, so top -H and the churn bench can tell it apart',
+    async () => {
+      const names = () =>
+        readdirSync('/proc/self/task').map((tid) =>
+          readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(),
+        );
+      expect(names()).not.toContain(RESPONDER_THREAD_NAME);
+      responder = await startDnsResponderThread({
+        zone: new Zone(new FakeInstanceSource(), options),
+        port: 0,
+      });
+      expect(names()).toContain(RESPONDER_THREAD_NAME);
+    },
+  );
 
   it('fails to start when the port is taken, and stops cleanly', async () => {
     const zone = new Zone(new FakeInstanceSource(), options);
