@@ -1,15 +1,17 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RESPONDER_THREAD_NAME } from '../apps/registry/src/dns/responder-worker.js';
 import { requireTool } from '../test/harness/debian-tools.js';
+import { type RunningKnot, startKnot } from '../test/harness/knot.js';
 import { REGISTRATION_RUN_SECONDS, registerLua, registerMany } from './lib/agents.js';
-import { startChurnLoad } from './lib/churn-load.js';
-import { watchCpu } from './lib/cpu.js';
+import { type ChurnInstance, type ChurnLoadResult, startChurnLoad } from './lib/churn-load.js';
+import { type CpuShares, threadNamed, watchCpu } from './lib/cpu.js';
 import { monotonicUs, type Window } from './lib/cpuprofile.js';
 import { firstAnswerMs, probeUntilAnswered } from './lib/dns-lag.js';
 import { wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { type DnsperfResult, dnsperf } from './lib/dnsperf.js';
-import { startRegistryProcess } from './lib/registry-process.js';
+import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
 import { type Figure, printFigures } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 import { wrk } from './lib/wrk.js';
@@ -49,6 +51,94 @@ function dnsErrors(r: DnsperfResult): string {
   return `${r.lost} of ${r.sent} lost, ${bad} other rcodes`;
 }
 
+/** The responder thread's time on a CPU and waiting for one, when it was found by its name. */
+const responderShare = (cpu: CpuShares): string => {
+  const thread = cpu.threads[0];
+  return thread === undefined
+    ? ''
+    : `; its responder thread ran ${thread.run.toFixed(0)} % and waited for a CPU ${thread.wait.toFixed(0)} %`;
+};
+
+/** What one churn window measured. */
+interface ChurnWindow {
+  dns: DnsperfResult;
+  http: ChurnLoadResult;
+  lags: number[];
+  lagMissed: number;
+  probeQueries: number;
+  cpu: CpuShares;
+  registryCpu: number;
+  loadCpu: number;
+  /** CPU of the reference DNS server (knot), when dnsperf asked it. */
+  knotCpu: number | undefined;
+  others: number;
+}
+
+/**
+ * One churn window: the paced HTTP load (a process of its own) against the registry, the lag probes
+ * against the registry's responder, and dnsperf against `dnsPort`: the registry's responder, or knot
+ * serving the same zone file for the same-run reference (the same load on the machine, another server
+ * answering dnsperf).
+ */
+async function churnWindow(
+  registry: RegistryProcess,
+  dnsPort: number,
+  queries: string,
+  load: {
+    firstBody: number;
+    deregister: ChurnInstance[];
+    beating: ChurnInstance[];
+    firstSeq: number;
+    specFile: string;
+  },
+  knot: RunningKnot | undefined,
+): Promise<ChurnWindow> {
+  // The paced HTTP load runs in a process of its own (raw HTTP/1.1 on kept-alive sockets, requests
+  // encoded before the run); this process only follows registrations in DNS, so neither starves the other.
+  const { specFile, ...instances } = load;
+  const http = await startChurnLoad(
+    {
+      url: registry.url,
+      seconds: SECONDS,
+      rates: { register: REGISTER_RATE, deregister: DEREGISTER_RATE, heartbeat: HEARTBEAT_RATE },
+      lagEvery: LAG_EVERY,
+      ...instances,
+    },
+    specFile,
+  );
+  const lags: number[] = [];
+  let lagMissed = 0;
+  let probeQueries = 0;
+  const lagProbes: Promise<void>[] = [];
+  const responderThread = threadNamed(registry.pid, RESPONDER_THREAD_NAME);
+  const pids = knot === undefined ? [registry.pid, http.pid] : [registry.pid, http.pid, knot.pid];
+  const cpuSpan = watchCpu(
+    pids,
+    responderThread === undefined ? [] : [{ pid: registry.pid, tid: responderThread }],
+  );
+  const [dns, loadResult] = await Promise.all([
+    dnsperf(dnsPort, queries, { ...dnsOptions, seconds: SECONDS }),
+    http.run((id, at) => {
+      lagProbes.push(
+        probeUntilAnswered(registry.dnsPort, `${id}.${ZONE}`, { intervalMs: PROBE_INTERVAL_MS }).then(
+          ({ answeredAt, queries: sent }) => {
+            probeQueries += sent;
+            if (answeredAt === null) lagMissed++;
+            else lags.push(answeredAt - at);
+          },
+        ),
+      );
+    }),
+  ]);
+  // dnsperf has exited by now (counted as an exited child); the load process has not.
+  const cpu = cpuSpan();
+  const [registryCpu, loadCpu, knotCpu] = cpu.processes as [number, number, number | undefined];
+  const others = cpu.machine - registryCpu - loadCpu - (knotCpu ?? 0) - cpu.self - cpu.exitedChildren;
+  await http.stop();
+  await Promise.all(lagProbes);
+  return { dns, http: loadResult, lags, lagMissed, probeQueries, cpu, registryCpu, loadCpu, knotCpu, others };
+}
+
 async function churnAt(count: number, dir: string): Promise<Figure[]> {
   // Heartbeats an hour apart, so no instance of a slow fill turns suspect mid-run; warm-up on (default).
   const registry = await startRegistryProcess(
@@ -56,6 +146,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     { heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
     { nodeFlags: NODE_FLAGS, ...(ROOT === undefined ? {} : { root: ROOT }) },
   );
+  let knot: RunningKnot | undefined;
   try {
     const fleet = await registerMany(registry.url, count);
     const zoneText = await (await fetch(`${registry.url}/v1/zone`)).text();
@@ -70,49 +161,46 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     for (let i = 0; i < 100; i++)
       trips.push((await firstAnswerMs(registry.dnsPort, `${fleet[0]!.id}.${ZONE}`)) ?? 5000);
     const rtt = summarize(trips);
+    // knot serving the exported zone file: the same dnsperf load, quiet and then under the same churn.
+    knot = await startKnot(ZONE, zoneText);
+    const knotQuiet = await dnsperf(knot.port, queries, { ...dnsOptions, seconds: 3 });
 
-    // The paced HTTP load runs in a process of its own (node:http, kept-alive sockets, bodies built
-    // before the run); this process only follows registrations in DNS, so neither starves the other.
     const half = Math.floor(fleet.length / 2);
-    const load = await startChurnLoad(
+    const churnFrom = monotonicUs();
+    const churn = await churnWindow(
+      registry,
+      registry.dnsPort,
+      queries,
       {
-        url: registry.url,
-        seconds: SECONDS,
-        rates: { register: REGISTER_RATE, deregister: DEREGISTER_RATE, heartbeat: HEARTBEAT_RATE },
         firstBody: count + 1_000_000,
-        lagEvery: LAG_EVERY,
         deregister: fleet.slice(0, half),
         beating: fleet.slice(half),
+        firstSeq: 1,
+        specFile: join(dir, `churn-load-${count}.json`),
       },
-      join(dir, `churn-load-${count}.json`),
+      undefined,
     );
-    const lags: number[] = [];
-    let lagMissed = 0;
-    let probeQueries = 0;
-    const lagProbes: Promise<void>[] = [];
-    const cpuSpan = watchCpu([registry.pid, load.pid]);
-    const churnFrom = monotonicUs();
-    const [dns, http] = await Promise.all([
-      dnsperf(registry.dnsPort, queries, { ...dnsOptions, seconds: SECONDS }),
-      load.run((id, at) => {
-        lagProbes.push(
-          probeUntilAnswered(registry.dnsPort, `${id}.${ZONE}`, { intervalMs: PROBE_INTERVAL_MS }).then(
-            ({ answeredAt, queries: sent }) => {
-              probeQueries += sent;
-              if (answeredAt === null) lagMissed++;
-              else lags.push(answeredAt - at);
-            },
-          ),
-        );
-      }),
-    ]);
-    // dnsperf has exited by now (counted as an exited child); the load process has not.
-    const cpu = cpuSpan();
-    const [registryCpu, loadCpu] = cpu.processes as [number, number];
-    const others = cpu.machine - registryCpu - loadCpu - cpu.self - cpu.exitedChildren;
-    await load.stop();
-    await Promise.all(lagProbes);
-    const { registrations, deregistrations, heartbeats, staleHeartbeats } = http;
+    const churnTo = monotonicUs();
+    // The reference window: the same churn against the registry (new bodies; the instances it
+    // deregisters are its own registrations, oldest first) and the same probes, dnsperf asking knot.
+    const floor = await churnWindow(
+      registry,
+      knot.port,
+      queries,
+      {
+        firstBody: count + 2_000_000,
+        deregister: [],
+        beating: fleet.slice(half),
+        // Past the seqs the first window sent (a smaller seq would be answered 409 STALE_HEARTBEAT).
+        firstSeq: Math.ceil((HEARTBEAT_RATE * SECONDS) / (fleet.length - half)) + 2,
+        specFile: join(dir, `churn-load-knot-${count}.json`),
+      },
+      knot,
+    );
+    await knot.stop();
+    knot = undefined;
+    const { dns, lags, lagMissed, probeQueries, cpu, registryCpu, loadCpu, others } = churn;
+    const { registrations, deregistrations, heartbeats, staleHeartbeats } = churn.http;
     const rssMb = registry.rssMb();
     // The reference of the registrations/s target: registrations alone, after the churn run.
     const aloneFrom = monotonicUs();
@@ -122,7 +210,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     });
     if (PROFILE_DIR !== undefined) {
       const windows: Record<string, Window> = {
-        churn: { fromUs: churnFrom, toUs: aloneFrom },
+        churn: { fromUs: churnFrom, toUs: churnTo },
         alone: { fromUs: aloneFrom, toUs: monotonicUs() },
       };
       mkdirSync(PROFILE_DIR, { recursive: true });
@@ -134,12 +222,12 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
 
     const lag = summarize(lags);
     const probeRate = probeQueries / SECONDS;
-    const churn = `${count} instances, churn ${REGISTER_RATE} reg/s + ${DEREGISTER_RATE} dereg/s + ${HEARTBEAT_RATE} hb/s offered, ${DNS_QPS} DNS q/s (wide mix)`;
+    const offered = `${count} instances, churn ${REGISTER_RATE} reg/s + ${DEREGISTER_RATE} dereg/s + ${HEARTBEAT_RATE} hb/s offered, ${DNS_QPS} DNS q/s (wide mix)`;
     const failures = (r: typeof registrations) =>
       `${r.failed} failed, ${r.skipped} not sent${r.none > 0 ? `, ${r.none} not offered (nobody left)` : ''}${r.errors.length > 0 ? `: ${r.errors[0]}` : ''}`;
     return [
       {
-        name: `${churn}: DNS p99 (${dnsErrors(dns)})`,
+        name: `${offered}: DNS p99 (${dnsErrors(dns)})`,
         value: dns.latency!.p99,
         unit: 'ms',
         reference: {
@@ -147,6 +235,12 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
           value: quiet.latency!.p99,
         },
         ...(count === 100_000 ? { target: { op: '<=' as const, value: 5 } } : {}),
+      },
+      {
+        name: `${count}: the machine's floor: knot serving the same zone file, asked by the same dnsperf load while the same churn and probes ran against the registry, DNS p99 (${dnsErrors(floor.dns)}; knot ${floor.knotCpu!.toFixed(0)} % CPU; knot with no churn just before: p99 ${knotQuiet.latency!.p99.toFixed(2)} ms, ${dnsErrors(knotQuiet)}; registry CPU in that window ${floor.registryCpu.toFixed(0)} %, registrations ${floor.http.registrations.perSec.toFixed(0)}/s, machine ${floor.cpu.machine.toFixed(0)} %)`,
+        value: floor.dns.latency!.p99,
+        unit: 'ms',
+        reference: { name: "the registry's responder under churn (above)", value: dns.latency!.p99 },
       },
       {
         name: `${count}: registration (201) → its A answer, p50 of ${lag.n} (${lagMissed} not seen within 5 s; probes asked ${probeQueries} queries, ${probeRate.toFixed(0)}/s beside dnsperf's)`,
@@ -174,7 +268,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
         reference: { name: 'offered deregistrations', value: DEREGISTER_RATE },
       },
       {
-        name: `${count}: registry CPU during the churn run, % of one core (its main thread waited for a CPU ${cpu.mainThreadWaits[0]!.toFixed(0)} % of the time; bench process with the DNS probes ${cpu.self.toFixed(0)} %, dnsperf ${cpu.exitedChildren.toFixed(0)} %, everything else on the machine ${others.toFixed(0)} %; machine ${cpu.machine.toFixed(0)} % of 200 %)`,
+        name: `${count}: registry CPU during the churn run, % of one core (its main thread waited for a CPU ${cpu.mainThreadWaits[0]!.toFixed(0)} % of the time${responderShare(cpu)}; bench process with the DNS probes ${cpu.self.toFixed(0)} %, dnsperf ${cpu.exitedChildren.toFixed(0)} %, everything else on the machine ${others.toFixed(0)} %; machine ${cpu.machine.toFixed(0)} % of 200 %)`,
         value: registryCpu,
         unit: '%',
         reference: {
@@ -196,6 +290,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
       },
     ];
   } finally {
+    await knot?.stop();
     await registry.stop();
   }
 }

@@ -75,6 +75,7 @@ try {
       lagEvery: 20,
       deregister: fleet.slice(0, half),
       beating: fleet.slice(half),
+      firstSeq: 1,
     },
     join(dir, 'load.json'),
   );

@@ -1,66 +1,44 @@
 // The churn load process (started by `churn-load.ts`): paced registrations, deregistrations and
-// heartbeats over one kept-alive node:http agent with bounded sockets; bodies built before the run.
+// heartbeats over at most 64 kept-alive connections, one request on each at a time; every request but
+// the deregistrations (whose targets are known only during the run) encoded before the run.
 
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { registrationBody } from './agents.js';
 import type { ChurnInstance, ChurnLoadMessage, ChurnLoadSpec } from './churn-load.js';
 import { epochMs } from './dns-lag.js';
 import { paced } from './paced.js';
+import { encodeRequest, RawHttpPool } from './raw-http.js';
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ChurnLoadSpec;
 const target = new URL(spec.url);
-// Enough sockets for the offered rates at a few ms per request; more requests wait in the agent's queue.
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+// Enough connections for the offered rates at a few ms per request; more requests wait in a queue.
+const pool = new RawHttpPool(target, 64);
 
 function send(message: ChurnLoadMessage): void {
   process.send!(message);
 }
 
-/** One request; resolves with the status and the body as text. */
-function call(
-  method: string,
-  path: string,
-  body?: string,
-  token?: string,
-): Promise<{ status: number; body: string }> {
-  const headers: Record<string, string | number> = {};
-  if (body !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers['content-length'] = Buffer.byteLength(body);
-  }
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { agent, hostname: target.hostname, port: target.port, method, path, headers },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 const registerTotal = Math.ceil(spec.rates.register * spec.seconds) + 1;
-const bodies = Array.from({ length: registerTotal }, (_, i) => registrationBody(spec.firstBody + i));
+const registerRequests = Array.from({ length: registerTotal }, (_, i) =>
+  encodeRequest(target, 'POST', '/v1/agents', registrationBody(spec.firstBody + i)),
+);
+// Heartbeat i goes to instance i mod n with that instance's next seq (firstSeq, firstSeq + 1, …).
+const heartbeatTotal = spec.beating.length === 0 ? 0 : Math.ceil(spec.rates.heartbeat * spec.seconds) + 1;
+const heartbeatRequests = Array.from({ length: heartbeatTotal }, (_, i) => {
+  const beat = spec.beating[i % spec.beating.length]!;
+  const seq = Math.floor(i / spec.beating.length) + spec.firstSeq;
+  return encodeRequest(target, 'POST', `/v1/agents/${beat.id}/heartbeat`, `{"seq":${seq}}`, beat.token);
+});
 // Instances registered during the run that nobody follows: deregistered once the initial list is used up.
 const registered: ChurnInstance[] = [];
 let deregistered = 0;
 let registeredTaken = 0;
-const seqs = new Uint32Array(spec.beating.length);
 let staleHeartbeats = 0;
 
 async function churn(): Promise<void> {
   const [registrations, deregistrations, heartbeats] = await Promise.all([
     paced(spec.rates.register, spec.seconds, async (i) => {
-      const res = await call('POST', '/v1/agents', bodies[i]);
+      const res = await pool.request(registerRequests[i]!);
       if (res.status !== 201) throw new Error(`register: ${res.status} ${res.body.slice(0, 200)}`);
       const at = epochMs();
       const { instance_id, lease_token } = JSON.parse(res.body) as {
@@ -81,16 +59,14 @@ async function churn(): Promise<void> {
         registeredTaken = Math.min(registeredTaken, registered.length);
         return 'none';
       }
-      const res = await call('DELETE', `/v1/agents/${gone.id}`, undefined, gone.token);
+      const res = await pool.request(
+        encodeRequest(target, 'DELETE', `/v1/agents/${gone.id}`, undefined, gone.token),
+      );
       if (res.status >= 300) throw new Error(`deregister: ${res.status} ${res.body.slice(0, 200)}`);
       return true;
     }),
     paced(spec.rates.heartbeat, spec.seconds, async (i) => {
-      const n = i % spec.beating.length;
-      const beat = spec.beating[n]!;
-      const seq = (seqs[n] ?? 0) + 1;
-      seqs[n] = seq;
-      const res = await call('POST', `/v1/agents/${beat.id}/heartbeat`, `{"seq":${seq}}`, beat.token);
+      const res = await pool.request(heartbeatRequests[i]!);
       // Overtaken on another socket by a later seq of the same instance: a right answer, counted apart.
       if (res.status === 409 && res.body.includes('STALE_HEARTBEAT')) {
         staleHeartbeats++;
@@ -100,6 +76,7 @@ async function churn(): Promise<void> {
       return true;
     }),
   ]);
+  pool.close();
   send({ done: { registrations, deregistrations, heartbeats, staleHeartbeats } });
 }
 

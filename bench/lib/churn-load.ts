@@ -24,6 +24,8 @@ export interface ChurnLoadSpec {
   deregister: ChurnInstance[];
   /** Heartbeated round-robin. */
   beating: ChurnInstance[];
+  /** Each instance's first heartbeat seq in this run (1, or one past a previous run's last). */
+  firstSeq: number;
 }
 
 /** What the load process measured, per kind of request. */

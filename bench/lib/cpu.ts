@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces); index 0 is field 3. */
 function statFields(pid: number | 'self'): string[] {
@@ -19,10 +19,17 @@ export function exitedChildrenCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }
 
-/** How long a process's main thread has run on a CPU and waited in a run queue for one, in ms. */
-export function mainThreadSched(pid: number): { runMs: number; waitMs: number } {
-  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+/** How long a thread (the main thread: `tid` = `pid`) has run on a CPU and waited in a run queue for one, in ms. */
+export function threadSched(pid: number, tid = pid): { runMs: number; waitMs: number } {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
   return { runMs: run! / 1e6, waitMs: wait! / 1e6 };
+}
+
+/** The thread of `pid` named `name` (`/proc/<pid>/task/<tid>/comm`, e.g. the registry's `reach-dns`), if any. */
+export function threadNamed(pid: number, name: string): number | undefined {
+  for (const tid of readdirSync(`/proc/${pid}/task`))
+    if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === name) return Number(tid);
+  return undefined;
 }
 
 /** CPU time (all cores, user + system + interrupts) the machine has been busy so far, in ms, from /proc/stat. */
@@ -51,6 +58,8 @@ export interface CpuShares {
   processes: number[];
   /** Time each watched process's main thread waited in a run queue (it was ready but had no CPU). */
   mainThreadWaits: number[];
+  /** Each watched thread (`watchCpu`'s `threads`): its time on a CPU and its time waiting for one. */
+  threads: Array<{ run: number; wait: number }>;
   /** This process. */
   self: number;
   /** Children of this process that exited during the span (e.g. dnsperf). */
@@ -59,10 +68,11 @@ export interface CpuShares {
   machine: number;
 }
 
-/** Starts watching `pids`, this process and the machine; the returned function ends the span. */
-export function watchCpu(pids: number[]): () => CpuShares {
+/** Starts watching `pids`, `threads` (pid and tid), this process and the machine; the returned function ends the span. */
+export function watchCpu(pids: number[], threads: Array<{ pid: number; tid: number }> = []): () => CpuShares {
   const before = pids.map(cpuMs);
-  const waitBefore = pids.map((pid) => mainThreadSched(pid).waitMs);
+  const waitBefore = pids.map((pid) => threadSched(pid).waitMs);
+  const threadsBefore = threads.map(({ pid, tid }) => threadSched(pid, tid));
   const selfBefore = process.cpuUsage();
   const childrenBefore = exitedChildrenCpuMs();
   const machineBefore = machineBusyMs();
@@ -72,7 +82,14 @@ export function watchCpu(pids: number[]): () => CpuShares {
     const self = process.cpuUsage(selfBefore);
     return {
       processes: pids.map((pid, i) => share(cpuMs(pid) - before[i]!)),
-      mainThreadWaits: pids.map((pid, i) => share(mainThreadSched(pid).waitMs - waitBefore[i]!)),
+      mainThreadWaits: pids.map((pid, i) => share(threadSched(pid).waitMs - waitBefore[i]!)),
+      threads: threads.map(({ pid, tid }, i) => {
+        const now = threadSched(pid, tid);
+        return {
+          run: share(now.runMs - threadsBefore[i]!.runMs),
+          wait: share(now.waitMs - threadsBefore[i]!.waitMs),
+        };
+      }),
       self: share((self.user + self.system) / 1000),
       exitedChildren: share(exitedChildrenCpuMs() - childrenBefore),
       machine: share(machineBusyMs() - machineBefore),
