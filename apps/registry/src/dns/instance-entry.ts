@@ -1,6 +1,7 @@
 import {
   capabilityDescription,
   capabilityTxtStrings,
+  type Declaration,
   DNS_AID_BAP,
   DnsNames,
   err,
@@ -30,10 +31,13 @@ import type { RrSet, RrSetsByType, ZoneNode } from './zone-node.js';
  * One instance's DNS data, encoded once per registration change, and its own name in the zone (its
  * address and its SVCB). A class with nothing but its fields: the zone holds 100,000 of them, so
  * the records derived from it (SRV, index SVCB at a priority) are made when a change needs them.
+ * It keeps of the registration only what those need (the declaration, which its version's instances
+ * share, and the port), not the record: the responder thread's replica holds nothing else of it.
  */
 export class InstanceEntry implements ZoneNode, RrSetsByType {
   constructor(
-    readonly record: InstanceRecord,
+    readonly declaration: Declaration,
+    private readonly port: number,
     /** Relative owner name of the instance (its label, which is its id). */
     readonly name: string,
     private readonly apex: string,
@@ -60,14 +64,12 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
 
   /** The capabilities it publishes, sorted. */
   get capabilities(): readonly string[] {
-    return publishedCapabilities(this.record.declaration);
+    return publishedCapabilities(this.declaration);
   }
 
   /** The DNS-AID TXT this instance would give a capability's name (`capabilities=`, `description=`). */
   capabilityTxt(capability: string): ZoneRr {
-    return txtRr(
-      capabilityTxtStrings(capability, capabilityDescription(this.record.declaration, capability)),
-    );
+    return txtRr(capabilityTxtStrings(capability, capabilityDescription(this.declaration, capability)));
   }
 
   /** `1 <instance>.<zone>. …` for the capability index: the self record with the instance as target. */
@@ -88,7 +90,7 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
     const fields = {
       priority,
       weight,
-      port: this.record.endpoint.port,
+      port: this.port,
       target: this.target,
       glue: this.name,
     };
@@ -150,7 +152,16 @@ export function instanceEntry(
   try {
     const selfSvcb = svcbRr({ priority: 1, target: '.', params: instanceSvcParams(record) }, name);
     const address = addressRr(record.endpoint.host);
-    const entry = new InstanceEntry(record, name, apex, ttl, address.type, address.rr, selfSvcb);
+    const entry = new InstanceEntry(
+      record.declaration,
+      record.endpoint.port,
+      name,
+      apex,
+      ttl,
+      address.type,
+      address.rr,
+      selfSvcb,
+    );
     entry.srv(0, 0); // checks the port and target now, not when the zone lays the entry out
     return ok(entry);
   } catch (cause) {

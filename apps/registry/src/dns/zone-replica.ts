@@ -33,7 +33,7 @@ export class ZoneReplica implements SnapshotProvider {
   private cached: ZoneSnapshot | undefined;
   /** Updates that arrived while an export was freezing the zone, applied once it is done. */
   private held: ZoneUpdate[] = [];
-  /** Records arrive as clones, each with its own declaration: equal parts are kept once, as the instance cache does. */
+  /** Records arrive as clones, each with its own declaration: one declaration per version is kept, as the instance cache does. */
   private readonly shared = new SharedParts();
   private freezing = 0;
 
@@ -67,13 +67,17 @@ export class ZoneReplica implements SnapshotProvider {
   private applyNow(update: ZoneUpdate): void {
     for (const id of update.deleted) this.forget(id);
     for (const { record, weights } of update.put) {
-      const old = this.live.entry(record.instance_id)?.record;
+      const old = this.live.entry(record.instance_id);
       if (old !== undefined) this.shared.release(old);
+      // The entry keeps the shared declaration and the port; the rest of the clone is dropped.
       this.shared.adopt(record);
       // The zone only sends what it could encode, so this fails only if the two disagree.
       const entry = instanceEntry(record, this.settings.apex, this.settings.ttl);
       if (entry.ok) this.live.put(entry.value, weights);
-      else this.live.delete(record.instance_id);
+      else {
+        this.shared.release(record);
+        this.live.delete(record.instance_id);
+      }
     }
     for (const [id, weights] of update.weights) this.live.setWeights(id, weights);
     this.live.commit();
@@ -81,9 +85,9 @@ export class ZoneReplica implements SnapshotProvider {
     this.cached = undefined;
   }
 
-  /** Deletes an instance and lets go of its shared parts. */
+  /** Deletes an instance and lets go of its shared declaration. */
   private forget(id: string): void {
-    const old = this.live.entry(id)?.record;
+    const old = this.live.entry(id);
     if (old === undefined) return;
     this.shared.release(old);
     this.live.delete(id);

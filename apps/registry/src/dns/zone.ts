@@ -199,7 +199,6 @@ export class Zone {
 
   /** The registration the zone publishes for `instanceId`, or undefined when it is not in the zone. */
   recordOf(instanceId: string): InstanceRecord | undefined {
-    if (this.live !== undefined) return this.live.entry(instanceId)?.record;
     // The source applied the change before telling the zone, so its record is the one published.
     return this.published.weights(instanceId) === undefined ? undefined : this.source.get(instanceId);
   }

@@ -40,8 +40,8 @@ export class SharedParts {
     this.adoptAlpn(record);
   }
 
-  /** Forgets a record adopted earlier (its version's parts go with its last record). */
-  release(record: InstanceRecord): void {
+  /** Forgets a record adopted earlier, or what kept its declaration (its version's parts go with its last record). */
+  release(record: Pick<InstanceRecord, 'declaration'>): void {
     const key = versionKey(record);
     const shared = this.versions.get(key);
     if (shared?.declaration !== record.declaration) return;
@@ -57,5 +57,5 @@ export class SharedParts {
   }
 }
 
-const versionKey = (record: InstanceRecord): string =>
+const versionKey = (record: Pick<InstanceRecord, 'declaration'>): string =>
   `${record.declaration.agent_name}\n${record.declaration.version}`;
