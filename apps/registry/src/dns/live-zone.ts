@@ -4,7 +4,7 @@ import { ChangeLog } from './change-log.js';
 import type { InstanceEntry } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire } from './names.js';
 import { FixedRrSet, RecordSet } from './record-set.js';
-import { addressRr, nsRr, RRTYPE, soaRr, txtRr, type ZoneRr } from './rr.js';
+import { addressRr, nsRr, RRTYPE, rdataUInt16, soaRr, txtRr, type ZoneRr } from './rr.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
 import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 
@@ -52,7 +52,7 @@ type WireWeight = ReturnType<typeof wireWeight>;
 
 /** Whether an SRV record already has this priority and weight (RDATA: priority, weight, port, target). */
 const carries = (srv: ZoneRr, w: WireWeight): boolean =>
-  srv.rdata.readUInt16BE(0) === w.srvPriority && srv.rdata.readUInt16BE(2) === w.weight;
+  rdataUInt16(srv, 0) === w.srvPriority && rdataUInt16(srv, 2) === w.weight;
 
 const weightFor = (weights: InstanceWeights, capability: string): SrvWeight =>
   weights.byCapability[capability] ?? weights.generic;
@@ -84,7 +84,8 @@ class InstanceRecords {
   }
 
   indexSvcb(svcPriority: number): ZoneRr {
-    if (this.svcb?.rdata.readUInt16BE(0) !== svcPriority) this.svcb = this.entry.indexSvcbAt(svcPriority);
+    if (this.svcb === undefined || rdataUInt16(this.svcb, 0) !== svcPriority)
+      this.svcb = this.entry.indexSvcbAt(svcPriority);
     return this.svcb;
   }
 }
@@ -205,7 +206,7 @@ export class LiveZone {
       const c = this.capabilities.get(capability)!;
       const w = wireWeight(weightFor(weights, capability));
       const svcb = (old: ZoneRr) =>
-        old.rdata.readUInt16BE(0) === w.svcPriority ? old : records.indexSvcb(w.svcPriority);
+        rdataUInt16(old, 0) === w.svcPriority ? old : records.indexSvcb(w.svcPriority);
       if (c.svcb.update(id, svcb)) this.touched.add(c.svcbNode.name);
       if (c.srv === null) continue;
       if (c.srv.update(id, (old) => (carries(old, w) ? old : records.srv(w))))

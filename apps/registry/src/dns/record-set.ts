@@ -1,4 +1,4 @@
-import { wireRdata, type ZoneRr } from './rr.js';
+import { wireRdataLength, type ZoneRr } from './rr.js';
 import { encodeRrs, type WireRrSet, wireRrSize } from './rrset-wire.js';
 import { SortedMembers } from './sorted-members.js';
 import type { RrSet } from './zone-node.js';
@@ -67,7 +67,7 @@ export class FixedRrSet implements RrSet {
   ownedWire(owner: Buffer | null): WireRrSet {
     if (this.#wire !== undefined && this.#owner === owner) return this.#wire;
     let size = 0;
-    for (const rr of this.rrs) size += wireRrSize(owner, wireRdata(rr).length);
+    for (const rr of this.rrs) size += wireRrSize(owner, wireRdataLength(rr));
     this.#wire = encodeRrs(this.type, this.ttl, this.rrs, owner, size);
     this.#owner = owner;
     return this.#wire;
@@ -110,7 +110,7 @@ export class RecordSet implements RrSet {
 
   put(key: string, rr: ZoneRr): void {
     const old = this.members.set(key, rr);
-    this.rdataBytes += wireRdata(rr).length - (old === undefined ? 0 : wireRdata(old).length);
+    this.rdataBytes += wireRdataLength(rr) - (old === undefined ? 0 : wireRdataLength(old));
     this.encoded = undefined;
   }
 
@@ -122,7 +122,7 @@ export class RecordSet implements RrSet {
       return made;
     });
     if (old === undefined) return false;
-    this.rdataBytes += wireRdata(made!).length - wireRdata(old).length;
+    this.rdataBytes += wireRdataLength(made!) - wireRdataLength(old);
     this.encoded = undefined;
     return true;
   }
@@ -130,7 +130,7 @@ export class RecordSet implements RrSet {
   delete(key: string): void {
     const old = this.members.delete(key);
     if (old === undefined) return;
-    this.rdataBytes -= wireRdata(old).length;
+    this.rdataBytes -= wireRdataLength(old);
     this.encoded = undefined;
   }
 

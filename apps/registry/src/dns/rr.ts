@@ -61,9 +61,6 @@ export interface CompressedRdata {
   readonly pointers: readonly number[];
 }
 
-/** The RDATA octets a message carries for `rr`. */
-export const wireRdata = (rr: ZoneRr): Buffer => rr.compressed?.bytes ?? rr.rdata;
-
 /** A name of `apex` (absolute, trailing dot) as its relative labels then an apex pointer; null outside it. */
 function compressibleName(name: string, apex: string): Buffer | null {
   const bare = name.toLowerCase().replace(/\.$/, '');
@@ -108,38 +105,89 @@ const rdataOf = (type: string, data: unknown): Buffer => record(type).encode(dat
 const SLAB_BYTES = 16 * 1024;
 let slab = Buffer.allocUnsafeSlow(0);
 let slabUsed = 0;
+/** The buffer the last `room()` call placed its octets in. */
+let roomSlab = slab;
 
 /**
- * Room for RDATA the zone keeps: cut from slabs that hold nothing else. A buffer of its own costs more
- * than its octets, and a slice of Node's shared pool keeps that pool's whole 8 KiB alive, most of it
- * other code's garbage (1 KB per instance at 10,000 instances).
+ * Room for `length` octets of RDATA the zone keeps, in `roomSlab` at the returned offset: cut from
+ * slabs that hold nothing else. A buffer of its own costs more than its octets, and a slice of Node's
+ * shared pool keeps that pool's whole 8 KiB alive, most of it other code's garbage (1 KB per instance
+ * at 10,000 instances). The records keep the slab and an offset, not a Buffer view each (~100 bytes
+ * apiece, four per instance).
  */
-function rdataBuffer(length: number): Buffer {
-  if (length > SLAB_BYTES / 8) return Buffer.allocUnsafeSlow(length);
+function room(length: number): number {
+  if (length > SLAB_BYTES / 8) {
+    roomSlab = Buffer.allocUnsafeSlow(length);
+    return 0;
+  }
   if (slabUsed + length > slab.length) {
     slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
     slabUsed = 0;
   }
-  const out = slab.subarray(slabUsed, slabUsed + length);
+  roomSlab = slab;
   slabUsed += length;
-  return out;
+  return slabUsed - length;
+}
+
+/**
+ * A record whose RDATA lies on a slab (see `room`): the slab, the offset and the length, and a view
+ * made only when asked for (`rdata`). The zone holds several per instance; what answers read goes
+ * through `rdataUInt16`, `wireRdataLength` and `copyWireRdata`, which make no view.
+ */
+abstract class SlabRr implements ZoneRr {
+  constructor(
+    readonly slab: Buffer,
+    readonly start: number,
+    readonly size: number,
+    readonly glue: string | undefined,
+  ) {}
+
+  get rdata(): Buffer {
+    return this.slab.subarray(this.start, this.start + this.size);
+  }
+
+  abstract get text(): string;
+}
+
+/** The two octets at `at` of a record's RDATA (an SRV or SVCB priority, an SRV weight). */
+export const rdataUInt16 = (rr: ZoneRr, at: number): number =>
+  rr instanceof SlabRr ? rr.slab.readUInt16BE(rr.start + at) : rr.rdata.readUInt16BE(at);
+
+/** How many RDATA octets a message carries for `rr`: its compressed form when it has one. */
+export const wireRdataLength = (rr: ZoneRr): number =>
+  rr.compressed?.bytes.length ?? (rr instanceof SlabRr ? rr.size : rr.rdata.length);
+
+/** Copies the RDATA a message carries for `rr` into `target` at `at`; returns the octets copied. */
+export function copyWireRdata(rr: ZoneRr, target: Buffer, at: number): number {
+  if (rr.compressed !== undefined) return rr.compressed.bytes.copy(target, at);
+  if (rr instanceof SlabRr) return rr.slab.copy(target, at, rr.start, rr.start + rr.size);
+  return rr.rdata.copy(target, at);
+}
+
+/** An IPv4 address record on a slab; its text is the dotted quad read back (what `isIPv4` accepted is canonical). */
+class Ipv4Rr extends SlabRr {
+  get text(): string {
+    const { slab: s, start: i } = this;
+    return `${s[i]}.${s[i + 1]}.${s[i + 2]}.${s[i + 3]}`;
+  }
 }
 
 /** The four octets of a dotted quad that `isIPv4` accepted (decimal, 0-255, so no checks are left). */
-function ipv4Rdata(ip: string): Buffer {
-  const out = rdataBuffer(4).fill(0);
-  let at = 0;
+function ipv4Rr(ip: string): ZoneRr {
+  const start = room(4);
+  const out = roomSlab.fill(0, start, start + 4);
+  let at = start;
   for (let i = 0; i < ip.length; i++) {
     const c = ip.charCodeAt(i);
     if (c === 0x2e) at++;
     else out[at] = out[at]! * 10 + (c - 0x30);
   }
-  return out;
+  return new Ipv4Rr(out, start, 4, undefined);
 }
 
 /** An A or AAAA record for an IP address, whichever family it is. */
 export function addressRr(ip: string): { type: number; rr: ZoneRr } {
-  if (isIPv4(ip)) return { type: RRTYPE.A, rr: { rdata: ipv4Rdata(ip), text: ip } };
+  if (isIPv4(ip)) return { type: RRTYPE.A, rr: ipv4Rr(ip) };
   return { type: RRTYPE.AAAA, rr: { rdata: rdataOf('AAAA', ip), text: ip } };
 }
 
@@ -163,12 +211,13 @@ export function srvRr(srv: SrvFields): ZoneRr {
  * host name of letters, digits, `-` and `_` the octets are exactly dns-packet's, at a fraction of the cost.
  */
 export function srvRrWithTargetWire(srv: SrvFields, targetWire: Buffer): ZoneRr {
-  const rdata = rdataBuffer(6 + targetWire.length);
-  rdata.writeUInt16BE(srv.priority, 0);
-  rdata.writeUInt16BE(srv.weight, 2);
-  rdata.writeUInt16BE(srv.port, 4);
-  targetWire.copy(rdata, 6);
-  return new SrvRr(rdata, srv.glue);
+  const start = room(6 + targetWire.length);
+  const out = roomSlab;
+  out.writeUInt16BE(srv.priority, start);
+  out.writeUInt16BE(srv.weight, start + 2);
+  out.writeUInt16BE(srv.port, start + 4);
+  targetWire.copy(out, start + 6);
+  return new SrvRr(out, start, 6 + targetWire.length, srv.glue);
 }
 
 function srvWithRdata(srv: SrvFields, rdata: Buffer): ZoneRr {
@@ -251,40 +300,32 @@ function wireNameText(bytes: Buffer, offset: number): string {
  * An SRV record whose text is read back from its RDATA (only zone-file export reads it): a zone holds
  * several per instance, so each is its octets and glue name, nothing more.
  */
-class SrvRr implements ZoneRr {
-  constructor(
-    readonly rdata: Buffer,
-    readonly glue: string | undefined,
-  ) {}
-
+class SrvRr extends SlabRr {
   get text(): string {
-    const { rdata } = this;
-    return `${rdata.readUInt16BE(0)} ${rdata.readUInt16BE(2)} ${rdata.readUInt16BE(4)} ${wireNameText(rdata, 6)}`;
+    const { slab: s, start: i } = this;
+    return `${s.readUInt16BE(i)} ${s.readUInt16BE(i + 2)} ${s.readUInt16BE(i + 4)} ${wireNameText(s, i + 6)}`;
   }
 }
 
 /** An SVCB record whose presentation text is decoded from its RDATA on read (zone-file export only). */
-class SvcbRr implements ZoneRr {
-  constructor(
-    readonly rdata: Buffer,
-    readonly glue: string | undefined,
-  ) {}
-
+class SvcbRr extends SlabRr {
   get text(): string {
     return formatSvcbPresentation(decodeSvcbRdata(this.rdata));
   }
 }
 
-/** A copy of `bytes` on the zone's RDATA slabs. */
-function pooled(bytes: Uint8Array, length = bytes.length): Buffer {
-  const out = rdataBuffer(length);
-  out.set(bytes.subarray(0, Math.min(length, bytes.length)));
-  return out;
+/** A copy of `bytes` on a slab (`roomSlab`): its offset there. */
+function pooled(bytes: Uint8Array): number {
+  const start = room(bytes.length);
+  roomSlab.set(bytes, start);
+  return start;
 }
 
 /** An SVCB record via the RFC 9460 codec; `glue` names the in-zone target (or owner, for target "."). */
 export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
-  return new SvcbRr(pooled(encodeSvcbRdata(svcb)), glue);
+  const rdata = encodeSvcbRdata(svcb);
+  const start = pooled(rdata);
+  return new SvcbRr(roomSlab, start, rdata.length, glue);
 }
 
 /**
@@ -293,26 +334,29 @@ export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
  */
 export function withSvcTarget(rr: ZoneRr, target: Buffer, glue?: string): ZoneRr {
   if (rr.rdata[2] !== 0) throw new RangeError('withSvcTarget takes a record whose TargetName is "."');
-  const rdata = rdataBuffer(rr.rdata.length - 1 + target.length);
-  rr.rdata.copy(rdata, 0, 0, 2);
-  target.copy(rdata, 2);
-  rr.rdata.copy(rdata, 2 + target.length, 3);
-  return new SvcbRr(rdata, glue);
+  const { rdata } = rr;
+  const length = rdata.length - 1 + target.length;
+  const start = room(length);
+  const out = roomSlab;
+  rdata.copy(out, start, 0, 2);
+  target.copy(out, start + 2);
+  rdata.copy(out, start + 2 + target.length, 3);
+  return new SvcbRr(out, start, length, glue);
 }
 
 /** The same SVCB record with another SvcPriority: the priority is the RDATA's first two octets. */
 export function withSvcPriority(rr: ZoneRr, priority: number): ZoneRr {
-  const rdata = pooled(rr.rdata);
-  rdata.writeUInt16BE(priority, 0);
-  return new SvcbRr(rdata, rr.glue);
+  const start = pooled(rr.rdata);
+  roomSlab.writeUInt16BE(priority, start);
+  return new SvcbRr(roomSlab, start, rr.rdata.length, rr.glue);
 }
 
 /** The same SRV record with another priority and weight: the RDATA's first four octets. */
 export function withSrvWeight(rr: ZoneRr, priority: number, weight: number): ZoneRr {
-  const rdata = pooled(rr.rdata);
-  rdata.writeUInt16BE(priority, 0);
-  rdata.writeUInt16BE(weight, 2);
-  return new SrvRr(rdata, rr.glue);
+  const start = pooled(rr.rdata);
+  roomSlab.writeUInt16BE(priority, start);
+  roomSlab.writeUInt16BE(weight, start + 2);
+  return new SrvRr(roomSlab, start, rr.rdata.length, rr.glue);
 }
 
 /** Whether two records carry the same octets (a republished weight that did not move is left alone). */

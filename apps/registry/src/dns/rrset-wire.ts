@@ -1,4 +1,4 @@
-import { wireRdata, type ZoneRr } from './rr.js';
+import { copyWireRdata, wireRdataLength, type ZoneRr } from './rr.js';
 
 /**
  * An RRset encoded for the wire. An owner is either a pointer to the question name (0xC00C) or
@@ -25,7 +25,7 @@ export const MAX_SET_BYTES = 65_535;
 
 const CLASS_IN = 1;
 
-/** Octets one record takes in a message: owner, type, class, TTL, RDLENGTH and RDATA (as sent: see `wireRdata`). */
+/** Octets one record takes in a message: owner, type, class, TTL, RDLENGTH and RDATA (as sent: see `wireRdataLength`). */
 export const wireRrSize = (owner: Buffer | null, rdataLength: number): number =>
   (owner === null ? 2 : owner.length + 2) + 10 + rdataLength;
 
@@ -45,7 +45,7 @@ export function encodeRrs(
   const kept: ZoneRr[] = [];
   let length = 0;
   for (const rr of rrs) {
-    const next = length + wireRrSize(owner, wireRdata(rr).length);
+    const next = length + wireRrSize(owner, wireRdataLength(rr));
     if (next > MAX_SET_BYTES) break;
     kept.push(rr);
     length = next;
@@ -66,10 +66,9 @@ export function encodeRrs(
     at = bytes.writeUInt16BE(type, at);
     at = bytes.writeUInt16BE(CLASS_IN, at);
     at = bytes.writeUInt32BE(ttl, at);
-    const rdata = wireRdata(rr);
-    at = bytes.writeUInt16BE(rdata.length, at);
+    at = bytes.writeUInt16BE(wireRdataLength(rr), at);
     for (const pointer of rr.compressed?.pointers ?? []) patches.push(at + pointer);
-    at += rdata.copy(bytes, at);
+    at += copyWireRdata(rr, bytes, at);
     rrEnds.push(at);
   }
   return { bytes, size, count: kept.length, rrEnds, patches };
