@@ -13,6 +13,7 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
+import type { InstanceWeights } from './live-zone.js';
 import { absoluteName, HOST_LABEL, labelsToWire, nameToWire, RESERVED_LABELS } from './names.js';
 import { FixedRrSet } from './record-set.js';
 import {
@@ -35,6 +36,9 @@ import type { RrSet, RrSetsByType, ZoneNode } from './zone-node.js';
  * share, and the port), not the record: the responder thread's replica holds nothing else of it.
  */
 export class InstanceEntry implements ZoneNode, RrSetsByType {
+  /** The weights a zone publishes it with, while it is laid out in one (LiveZone). */
+  weights: InstanceWeights | undefined = undefined;
+
   constructor(
     readonly declaration: Declaration,
     private readonly port: number,

@@ -1,7 +1,7 @@
 import { DnsNames, indexTxtStrings } from '@agent-reach/sdk/protocol';
 import { type SrvWeight, wireWeight } from '../weights/weight-of.js';
 import { ChangeLog } from './change-log.js';
-import type { InstanceEntry } from './instance-entry.js';
+import { InstanceEntry } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire } from './names.js';
 import { FixedRrSet, RecordSet } from './record-set.js';
 import { addressRr, nsRr, RRTYPE, rdataUInt16, soaRr, txtRr, type ZoneRr } from './rr.js';
@@ -41,11 +41,6 @@ interface Capability {
   readonly srv: RecordSet | null;
   /** The member whose DNS-AID TXT is published (the first in name order). */
   txtFrom: string | undefined;
-}
-
-interface Published {
-  readonly entry: InstanceEntry;
-  weights: InstanceWeights;
 }
 
 type WireWeight = ReturnType<typeof wireWeight>;
@@ -103,7 +98,6 @@ export class LiveZone {
   private readonly emptyNonTerminals = new Set<string>();
   /** How many nodes lie below each service-name ancestor (`_tcp`, `_agents`, `_a2a._agents`). */
   private readonly below = new Map<string, number>();
-  private readonly published = new Map<string, Published>();
   private readonly capabilities = new Map<string, Capability>();
   private readonly generic: RecordSet;
   private readonly genericNode = new SharedNode(DnsNames.genericSrv);
@@ -155,46 +149,47 @@ export class LiveZone {
     };
   }
 
-  /** The published entry of `instanceId`, if any. */
+  /**
+   * The published entry of `instanceId`, if any. An instance's name is its id, so the names map is
+   * also the map of published instances (no second Map of 100,000 entries).
+   */
   entry(instanceId: string): InstanceEntry | undefined {
-    return this.published.get(instanceId)?.entry;
+    const node = this.nodes.get(instanceId);
+    return node instanceof InstanceEntry ? node : undefined;
   }
 
   /** The weights published for `instanceId`, if it is in the zone. */
   weights(instanceId: string): InstanceWeights | undefined {
-    return this.published.get(instanceId)?.weights;
+    return this.entry(instanceId)?.weights;
   }
 
   /** Ids of the instances in the zone. */
-  ids(): IterableIterator<string> {
-    return this.published.keys();
+  *ids(): IterableIterator<string> {
+    for (const [name, node] of this.nodes) if (node instanceof InstanceEntry) yield name;
   }
 
   /** Adds or replaces an instance (keyed by its name, which is its id). */
   put(entry: InstanceEntry, weights: InstanceWeights): void {
-    const old = this.published.get(entry.name);
+    const old = this.entry(entry.name);
     if (old !== undefined) this.unlay(old);
-    const held: Published = { entry, weights };
-    this.published.set(entry.name, held);
+    entry.weights = weights;
     this.addNode(entry);
-    this.lay(held);
+    this.lay(entry);
   }
 
   /** Removes an instance and every record of it. */
   delete(instanceId: string): void {
-    const old = this.published.get(instanceId);
+    const old = this.entry(instanceId);
     if (old === undefined) return;
-    this.published.delete(instanceId);
     this.unlay(old);
-    this.removeNode(old.entry.name);
+    this.removeNode(old.name);
   }
 
   /** Republishes an instance's weights, patching only the records whose priority or weight moved. */
   setWeights(instanceId: string, weights: InstanceWeights): void {
-    const held = this.published.get(instanceId);
-    if (held === undefined) return;
-    held.weights = weights;
-    const { entry } = held;
+    const entry = this.entry(instanceId);
+    if (entry === undefined) return;
+    entry.weights = weights;
     const id = entry.name;
     const generic = wireWeight(weights.generic);
     const records = new InstanceRecords(entry, generic);
@@ -238,8 +233,9 @@ export class LiveZone {
   }
 
   /** Puts an instance's records into the generic and capability sets. */
-  private lay({ entry, weights }: Published): void {
+  private lay(entry: InstanceEntry): void {
     const id = entry.name;
+    const weights = entry.weights!;
     const records = new InstanceRecords(entry, wireWeight(weights.generic));
     if (this.generic.count === 0) this.addNode(this.genericNode);
     this.generic.put(id, records.genericSrv);
@@ -256,7 +252,7 @@ export class LiveZone {
   }
 
   /** Takes an instance's records out of every set that holds them. */
-  private unlay({ entry }: Published): void {
+  private unlay(entry: InstanceEntry): void {
     const id = entry.name;
     this.generic.delete(id);
     this.touched.add(DnsNames.genericSrv);
@@ -273,7 +269,7 @@ export class LiveZone {
         this.indexStale = true;
       } else if (c.txtFrom === id) {
         const first = c.svcb.firstKey()!;
-        this.layTxt(c, capability, this.published.get(first)!.entry);
+        this.layTxt(c, capability, this.entry(first)!);
       }
     }
   }
