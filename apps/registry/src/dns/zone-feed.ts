@@ -1,11 +1,8 @@
-import type { InstanceWeights, Zone, ZoneChange } from './zone.js';
+import type { Zone, ZoneChange } from './zone.js';
 import type { PublishedInstance, ZoneUpdate } from './zone-replica.js';
 
 /** Weight-only changes arrive spread over a publication pass; gathering them this long means one rebuild, not hundreds. */
 const WEIGHT_DELAY_MS = 50;
-
-const sameWeights = (a: InstanceWeights, b: InstanceWeights | undefined): boolean =>
-  b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Follows a Zone and hands out its changes as ZoneUpdates for a ZoneReplica: everything at first, then
@@ -14,14 +11,11 @@ const sameWeights = (a: InstanceWeights, b: InstanceWeights | undefined): boolea
  */
 export class ZoneFeed {
   private readonly pending = new Set<string>();
-  /** Instances whose weights may have moved; `allWeights` means every one's may have. */
+  /** Instances whose weights moved (the zone reports only those). */
   private readonly pendingWeights = new Set<string>();
-  private allWeights = false;
   private scheduled = false;
   private weightTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
-  /** What the replica holds, to send only weights that moved. */
-  private readonly sent = new Map<string, InstanceWeights>();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -35,11 +29,7 @@ export class ZoneFeed {
   initial(): ZoneUpdate {
     this.pending.clear();
     this.pendingWeights.clear();
-    this.allWeights = false;
-    this.sent.clear();
-    const update = this.zone.everything();
-    for (const { record, weights } of update.put) this.sent.set(record.instance_id, weights);
-    return update;
+    return this.zone.everything();
   }
 
   /** Stops following the zone; nothing more is sent. */
@@ -51,8 +41,7 @@ export class ZoneFeed {
 
   private note(change: ZoneChange): void {
     if ('weights' in change) {
-      if (change.weights === true) this.allWeights = true;
-      else for (const id of change.weights) this.pendingWeights.add(id);
+      for (const id of change.weights) this.pendingWeights.add(id);
       this.weightTimer ??= setTimeout(() => this.flush(), WEIGHT_DELAY_MS);
       return;
     }
@@ -67,7 +56,6 @@ export class ZoneFeed {
     const record = this.zone.recordOf(id);
     const weights = this.zone.weightsOf(id);
     if (record === undefined || weights === undefined) return undefined;
-    this.sent.set(id, weights);
     return { record, weights };
   }
 
@@ -80,19 +68,16 @@ export class ZoneFeed {
     for (const id of this.pending) {
       const published = this.published(id);
       if (published !== undefined) update.put.push(published);
-      else if (this.sent.delete(id)) update.deleted.push(id);
+      // Not published (gone, or never publishable): a replica that does not hold it ignores the delete.
+      else update.deleted.push(id);
     }
-    const moved = this.allWeights ? this.zone.instanceIds() : this.pendingWeights.values();
-    for (const id of moved) {
+    for (const id of this.pendingWeights) {
       if (this.pending.has(id)) continue;
       const weights = this.zone.weightsOf(id);
-      if (weights === undefined || sameWeights(weights, this.sent.get(id))) continue;
-      this.sent.set(id, weights);
-      update.weights.push([id, weights]);
+      if (weights !== undefined) update.weights.push([id, weights]);
     }
     this.pending.clear();
     this.pendingWeights.clear();
-    this.allWeights = false;
     // Sent even when empty: the replica's SOA serial follows the zone's.
     this.send(update);
   }

@@ -11,8 +11,11 @@ import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 
 export type { InstanceWeights, ZoneSettings } from './live-zone.js';
 
-/** What changed: registrations (`ids`), or the weights of some instances (a list) or of all (`true`). */
-export type ZoneChange = { ids: readonly string[] } | { weights: readonly string[] | true };
+/** What changed: registrations (`ids`), or the weights of the instances listed (only those that moved). */
+export type ZoneChange = { ids: readonly string[] } | { weights: readonly string[] };
+
+const sameWeights = (a: InstanceWeights, b: InstanceWeights | undefined): boolean =>
+  a === b || (b !== undefined && JSON.stringify(a) === JSON.stringify(b));
 
 /** How the zone is named and timed. */
 export interface ZoneOptions {
@@ -176,15 +179,22 @@ export class Zone {
     this.weightsChanged();
   }
 
-  /** Republishes priorities and weights: of the instances named, or of all when none are named. */
+  /**
+   * Republishes priorities and weights: of the instances named, or of all when none are named. Only
+   * instances whose weights moved are patched and reported to listeners.
+   */
   weightsChanged(instanceIds?: readonly string[]): void {
+    const moved: string[] = [];
     for (const id of instanceIds ?? [...this.published.ids()]) {
       const record = this.recordOf(id);
-      if (record !== undefined)
-        this.published.setWeights(id, this.weightsFor(record, publishedCapabilities(record.declaration)));
+      if (record === undefined) continue;
+      const weights = this.weightsFor(record, publishedCapabilities(record.declaration));
+      if (sameWeights(weights, this.published.weights(id))) continue;
+      this.published.setWeights(id, weights);
+      moved.push(id);
     }
     this.published.commit();
-    this.changed({ weights: instanceIds ?? true });
+    this.changed({ weights: moved });
   }
 
   /** Name, TTL and SOA timers: everything but the instances and the serial. */
