@@ -3,7 +3,11 @@
 // 10,000, then times HB_ROUNDS wrk heartbeat runs of HB_SECONDS. etcd logs at info level to
 // /tmp/etcd100k-etcd-*.log (slow applies, range traces, revocations). ETCD_EXTRA adds etcd flags
 // ("--enable-pprof" also saves a CPU profile at PROF_AT instances, a heap profile after the fill and a
-// goroutine dump during the heartbeats); HB_TIMEOUT sets the lease TTL (e.g. 900s); REG_FLAGS node flags.
+// goroutine dump during the heartbeats); HB_TIMEOUT sets the lease TTL (e.g. 900s), HB_INTERVAL the heartbeat interval (the
+// registry suite's 400s: none turns suspect during the fill; the default 60s makes most of a 100,000 fleet
+// suspect by the end of it); REG_FLAGS node flags; RAW_KA=1 times raw keep-alives of the instances' own
+// leases on the same etcd right before the heartbeats (over each of STREAMS, e.g. 4,16); LOCK=hb takes the bench lock
+// only for the timed part (start the script itself with nice -n 10).
 
 import { ETCD_SERVER_FLAGS } from '../scripts/cluster/etcd-flags.js';
 import { startEtcd } from '../test/harness/etcd.js';
@@ -12,6 +16,54 @@ import { cpuDuring, cpuMs } from './lib/cpu.js';
 import { startRegistryProcess } from './lib/registry-process.js';
 import { wrk } from './lib/wrk.js';
 import { rawEtcd, registrationTemplate } from './registry.bench.js';
+
+/** Holds /work/bench.lock (flock in a child process) until `release`. */
+async function benchLock(): Promise<{ release(): void }> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(
+    'flock',
+    ['-w', '1500', '/work/bench.lock', 'sh', '-c', 'echo locked; cat >/dev/null'],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`flock ended (${code}) before locking`)));
+  });
+  console.log('bench lock held');
+  return { release: () => child.stdin.end() };
+}
+
+/**
+ * Raw keep-alives on the registry's own etcd, of its instances' own leases, right before the heartbeats:
+ * 32 workers, each refreshing the next lease once its previous refresh answered, over STREAMS (4)
+ * keep-alive streams of the registry's client (`KeepAliveStream`). What etcd itself does in that state.
+ */
+async function rawKeepAlives(endpoint: string, seconds: number, count: number) {
+  const { Etcd3 } = await import('etcd3');
+  const { EtcdUnaryClient, KeepAliveStream } = await import('@agent-reach/registry');
+  const client = new Etcd3({ hosts: endpoint });
+  const leases = (await client.leaseClient.leaseLeases({})).leases.map((l) => String(l.ID));
+  client.close();
+  const unary = new EtcdUnaryClient([endpoint], 5_000);
+  const streams = Array.from({ length: count }, () => new KeepAliveStream(unary, { timeoutMs: 5_000 }));
+  let next = 0;
+  let done = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (performance.now() < until) {
+        const lease = leases[next++ % leases.length]!;
+        await streams[Number(lease.slice(-4)) % count]!.refresh(lease);
+        done++;
+      }
+    }),
+  );
+  for (const stream of streams) stream.close();
+  unary.close();
+  return { leases: leases.length, done };
+}
 
 const N = Number(process.env.N ?? 100_000);
 const STEP = 10_000;
@@ -63,7 +115,10 @@ async function metrics(): Promise<string> {
 
 const registry = await startRegistryProcess(
   etcd === undefined ? { type: 'embedded' } : { type: 'etcd', endpoint: etcd.endpoint },
-  process.env.HB_TIMEOUT ? { heartbeat_timeout: process.env.HB_TIMEOUT } : {},
+  {
+    ...(process.env.HB_TIMEOUT ? { heartbeat_timeout: process.env.HB_TIMEOUT } : {}),
+    ...(process.env.HB_INTERVAL ? { heartbeat_interval: process.env.HB_INTERVAL } : {}),
+  },
   { nodeFlags: (process.env.REG_FLAGS ?? '').split(' ').filter((s) => s !== '') },
 );
 const pid = etcd?.pid() ?? registry.pid;
@@ -102,7 +157,29 @@ try {
       (await import('node:fs')).writeFileSync(`${log}.goroutines.txt`, g);
     }, 2000);
   }
+  // LOCK=hb: the fill runs outside the bench lock (start the script with nice), the timed rounds inside it.
+  const lock = process.env.LOCK === 'hb' ? await benchLock() : undefined;
+  if (etcd !== undefined && process.env.RAW_KA === '1') {
+    for (const streams of (process.env.STREAMS ?? '4').split(',').map(Number)) {
+      const raw = await cpuDuring([pid], () => rawKeepAlives(etcd.endpoint, seconds, streams));
+      console.log(
+        `raw keep-alives of ${raw.result.leases} leases: ${(raw.result.done / seconds).toFixed(0)}/s over ${streams} streams, etcd cpu ${((raw.cpuMs * 1000) / Math.max(1, raw.result.done)).toFixed(1)} µs each`,
+      );
+    }
+  }
   for (let round = 0; round < Number(process.env.HB_ROUNDS ?? 1); round++) {
+    // PROF_AT=hb: etcd's CPU profile over the first heartbeat round instead of during the fill.
+    if (
+      etcd !== undefined &&
+      extra.includes('--enable-pprof') &&
+      round === 0 &&
+      process.env.PROF_AT === 'hb'
+    ) {
+      const file = `${log}.hb-cpu.pb.gz`;
+      void fetch(`${etcd.endpoint}/debug/pprof/profile?seconds=${seconds}`)
+        .then(async (r) => (await import('node:fs')).writeFileSync(file, Buffer.from(await r.arrayBuffer())))
+        .then(() => console.log('cpu profile', file));
+    }
     const { result, cpuMs: used } = await cpuDuring([registry.pid, pid], () =>
       wrk(registry.url, { seconds, lua: heartbeatLua(instances, round * 1_000_000) }),
     );
@@ -111,6 +188,7 @@ try {
     );
     console.log('   ', await metrics());
   }
+  lock?.release();
   if (etcd !== undefined && process.env.REGS === '1') {
     // As the registry suite: the grant + txn reference on fresh etcds right before the registrations.
     const raw = await rawEtcd(await registrationTemplate(etcd.endpoint, instances[0]!.id));
