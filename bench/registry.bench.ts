@@ -21,6 +21,18 @@ const COUNTS = process.env.BENCH_REGISTRY_COUNTS
     ? [1000, 10_000, 100_000]
     : [1000, 10_000];
 
+/**
+ * The suite's heartbeat interval and timeout (both stores, every count). The fill sends no heartbeats,
+ * and a 100,000 fill on etcd takes 3.5 minutes on a quiet machine and more on a busy one. Leases of 900 s,
+ * not the bench default of 300 s, so none expires before its heartbeats are timed; an interval of 400 s,
+ * not 60 s, so none turns suspect (interval + half an interval without a heartbeat: 600 s, against 90 s
+ * before). With 60 s, every instance older than 90 s was suspect when the heartbeats began (most of a
+ * 100,000 fleet on etcd, none on the embedded store's 25 s fill), and each heartbeat turned one back to
+ * healthy: a tier change the leader writes at once (weight and SkyDNS records), so the etcd figure at
+ * 100,000 timed a mass recovery's writes, not heartbeats (docs/benchmarks.md, "etcd at 100,000").
+ */
+const SUITE_LIVENESS = { heartbeat_interval: '400s', heartbeat_timeout: '900s' };
+
 /** `0 socket errors, 0 non-2xx` for a figure's name: wrk's errors are counted, never dropped. */
 const errorsOf = (r: WrkResult): string => `${r.errors} socket errors, ${r.non2xx} non-2xx`;
 
@@ -145,10 +157,7 @@ async function measure(
   storage: { type: 'embedded' } | { type: 'etcd'; endpoint: string; pid: number },
   count: number,
 ) {
-  // Leases of 900 s, not the bench default of 300 s: a 100,000 fill on etcd takes 3.5 minutes on a
-  // quiet machine and more on a busy one, and the fill sends no heartbeats, so with 300 s leases the
-  // first instances' leases would expire before their heartbeats are timed.
-  const registry = await startRegistryProcess(storage, { heartbeat_timeout: '900s' });
+  const registry = await startRegistryProcess(storage, SUITE_LIVENESS);
   try {
     const filling = performance.now();
     const instances = await registerMany(registry.url, count);
@@ -200,10 +209,7 @@ async function timeRegistrations(
  */
 async function measureFsyncBeforeAck(count: number) {
   // The same config as the default mode's run (`measure`), but for the mode.
-  const registry = await startRegistryProcess(
-    { type: 'embedded', fsyncBeforeAck: true },
-    { heartbeat_timeout: '900s' },
-  );
+  const registry = await startRegistryProcess({ type: 'embedded', fsyncBeforeAck: true }, SUITE_LIVENESS);
   try {
     const filling = performance.now();
     await registerMany(registry.url, count);
