@@ -64,6 +64,8 @@ export class EtcdStore implements RegistryStore {
   readonly #deadlines = new LeaseDeadlines();
   readonly #sweepDeadlines: NodeJS.Timeout;
   readonly #watches = new Set<Watch>();
+  /** Per prefix listed, where its last listing says to cut the next one into pages (etcd-range.ts). */
+  readonly #listCuts = new Map<string, Buffer[]>();
   readonly #leaderships = new Set<Leadership>();
   readonly #txns: TxnBatcher;
   readonly #leases: LeasePool;
@@ -207,9 +209,12 @@ export class EtcdStore implements RegistryStore {
   }
 
   async list(prefix: string): Promise<KeyValue[]> {
-    const { kvs } = await this.#call('list', () =>
-      rangeAll(this.#client.kv, this.#key(prefix), this.#prefix.length),
+    const { kvs, cuts } = await this.#call('list', () =>
+      rangeAll(this.#client.kv, this.#key(prefix), this.#prefix.length, this.#listCuts.get(prefix)),
     );
+    // A prefix listed again and again (the leader's identity pass, every minute) reads in bounded pages.
+    if (cuts.length > 0) this.#listCuts.set(prefix, cuts);
+    else this.#listCuts.delete(prefix);
     return kvs;
   }
 
