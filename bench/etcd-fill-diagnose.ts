@@ -15,7 +15,7 @@ import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
 import { cpuDuring, cpuMs } from './lib/cpu.js';
 import { startRegistryProcess } from './lib/registry-process.js';
 import { wrk } from './lib/wrk.js';
-import { rawEtcd, registrationTemplate } from './registry.bench.js';
+import { rawEtcd, rawKeepAlives, registrationTemplate } from './registry.bench.js';
 
 /** Holds /work/bench.lock (flock in a child process) until `release`. */
 async function benchLock(): Promise<{ release(): void }> {
@@ -33,36 +33,6 @@ async function benchLock(): Promise<{ release(): void }> {
   });
   console.log('bench lock held');
   return { release: () => child.stdin.end() };
-}
-
-/**
- * Raw keep-alives on the registry's own etcd, of its instances' own leases, right before the heartbeats:
- * 32 workers, each refreshing the next lease once its previous refresh answered, over STREAMS (4)
- * keep-alive streams of the registry's client (`KeepAliveStream`). What etcd itself does in that state.
- */
-async function rawKeepAlives(endpoint: string, seconds: number, count: number) {
-  const { Etcd3 } = await import('etcd3');
-  const { EtcdUnaryClient, KeepAliveStream } = await import('@agent-reach/registry');
-  const client = new Etcd3({ hosts: endpoint });
-  const leases = (await client.leaseClient.leaseLeases({})).leases.map((l) => String(l.ID));
-  client.close();
-  const unary = new EtcdUnaryClient([endpoint], 5_000);
-  const streams = Array.from({ length: count }, () => new KeepAliveStream(unary, { timeoutMs: 5_000 }));
-  let next = 0;
-  let done = 0;
-  const until = performance.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (performance.now() < until) {
-        const lease = leases[next++ % leases.length]!;
-        await streams[Number(lease.slice(-4)) % count]!.refresh(lease);
-        done++;
-      }
-    }),
-  );
-  for (const stream of streams) stream.close();
-  unary.close();
-  return { leases: leases.length, done };
 }
 
 const N = Number(process.env.N ?? 100_000);
@@ -163,7 +133,7 @@ try {
     for (const streams of (process.env.STREAMS ?? '4').split(',').map(Number)) {
       const raw = await cpuDuring([pid], () => rawKeepAlives(etcd.endpoint, seconds, streams));
       console.log(
-        `raw keep-alives of ${raw.result.leases} leases: ${(raw.result.done / seconds).toFixed(0)}/s over ${streams} streams, etcd cpu ${((raw.cpuMs * 1000) / Math.max(1, raw.result.done)).toFixed(1)} µs each`,
+        `raw keep-alives of ${raw.result.leases} leases: ${raw.result.perSec.toFixed(0)}/s over ${streams} streams, etcd cpu ${((raw.cpuMs * 1000) / Math.max(1, raw.result.done)).toFixed(1)} µs each`,
       );
     }
   }

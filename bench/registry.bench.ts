@@ -1,4 +1,4 @@
-import { EtcdUnaryClient, type TxnOp } from '@agent-reach/registry';
+import { EtcdUnaryClient, KEEPALIVE_STREAMS, KeepAliveStream, type TxnOp } from '@agent-reach/registry';
 import { Etcd3 } from 'etcd3';
 import { ETCD_SERVER_FLAGS } from '../scripts/cluster/etcd-flags.js';
 import { startEtcd } from '../test/harness/etcd.js';
@@ -149,6 +149,43 @@ export async function rawEtcd(
 }
 
 /**
+ * Raw keep-alives on the registry's own etcd, of the leases it holds (its instances' own), right before
+ * the heartbeats: 32 clients (as wrk's 32 connections), each refreshing the next lease once its previous
+ * refresh answered, over `streams` keep-alive streams of the registry's own client (`KeepAliveStream`, a
+ * lease always on the same stream by its id, as the store spreads them). What etcd itself does for a
+ * heartbeat in that state, without the registry's HTTP work.
+ */
+export async function rawKeepAlives(
+  endpoint: string,
+  seconds: number,
+  streams = KEEPALIVE_STREAMS,
+): Promise<{ leases: number; done: number; perSec: number }> {
+  const client = new Etcd3({ hosts: endpoint });
+  const leases = (await client.leaseClient.leaseLeases({})).leases.map((lease) => String(lease.ID));
+  client.close();
+  const unary = new EtcdUnaryClient([endpoint], 5_000);
+  const open = Array.from({ length: streams }, () => new KeepAliveStream(unary, { timeoutMs: 5_000 }));
+  let next = 0;
+  let done = 0;
+  const until = performance.now() + seconds * 1000;
+  try {
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (performance.now() < until) {
+          const lease = leases[next++ % leases.length]!;
+          await open[Number(lease.slice(-4)) % streams]!.refresh(lease);
+          done++;
+        }
+      }),
+    );
+  } finally {
+    for (const stream of open) stream.close();
+    unary.close();
+  }
+  return { leases: leases.length, done, perSec: done / seconds };
+}
+
+/**
  * One registry process holding `count` instances: its RSS, heartbeats/s, then registrations/s. On etcd,
  * the raw references are measured right before the registrations, each on an etcd of its own (on the
  * registry's, their keys and history would slow the registrations that follow).
@@ -166,6 +203,11 @@ async function measure(
     // CPU of every process on the heartbeat's path (the registry, and etcd), not of wrk: a figure a
     // busy machine moves much less than requests/s.
     const pids = storage.type === 'etcd' ? [registry.pid, storage.pid] : [registry.pid];
+    // On etcd, the same-run reference of the heartbeats: raw keep-alives of the same leases, same etcd.
+    const rawKeepAlive =
+      storage.type === 'etcd'
+        ? await cpuDuring([storage.pid], () => rawKeepAlives(storage.endpoint, SECONDS))
+        : undefined;
     const { result: heartbeats, cpuMs } = await cpuDuring(pids, () =>
       wrk(registry.url, { seconds: SECONDS, lua: heartbeatLua(instances) }),
     );
@@ -184,6 +226,13 @@ async function measure(
       registrationCpuUs,
       rssMb,
       raw,
+      rawKeepAlive:
+        rawKeepAlive === undefined
+          ? undefined
+          : {
+              perSec: rawKeepAlive.result.perSec,
+              etcdCpuUs: (rawKeepAlive.cpuMs * 1000) / Math.max(1, rawKeepAlive.result.done),
+            },
     };
   } finally {
     await registry.stop();
@@ -340,6 +389,20 @@ export async function benchRegistry(): Promise<Figure[]> {
                 target: { op: '>=' as const, value: at1k * 0.85 },
               },
             ]),
+        {
+          name: `etcd: heartbeats/s at ${count}, against raw keep-alives of the same leases (${KEEPALIVE_STREAMS} streams, 32 in flight)`,
+          value: r.heartbeats.requestsPerSec,
+          unit: 'req/s',
+          reference: {
+            name: 'raw etcd keep-alives/s on the same etcd, just before',
+            value: r.rawKeepAlive!.perSec,
+          },
+        },
+        {
+          name: `etcd: etcd's CPU per raw keep-alive at ${count}`,
+          value: r.rawKeepAlive!.etcdCpuUs,
+          unit: 'µs',
+        },
         { name: `etcd: heartbeat p99 at ${count}`, value: r.heartbeats.p99Ms, unit: 'ms' },
         {
           name: `etcd: CPU per heartbeat at ${count} (registry + etcd)`,

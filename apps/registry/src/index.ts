@@ -18,6 +18,7 @@ export {
   EtcdCallError,
   EtcdUnaryClient,
   GRPC_STATUS,
+  KEEPALIVE_STREAMS,
   KeepAliveStream,
   openEmbeddedStore,
   openEtcdStore,

@@ -11,6 +11,7 @@ export {
   type EtcdStoreOptions,
   EtcdUnaryClient,
   GRPC_STATUS,
+  KEEPALIVE_STREAMS,
   KeepAliveStream,
   type KeepAliveStreamOptions,
   openEtcdStore,

@@ -39,7 +39,7 @@ export interface EtcdStoreOptions {
 }
 
 /** Keep-alive streams for leases that surely live (lease ids are sequential, so their last digits spread them). */
-const KEEPALIVE_STREAMS = 4;
+export const KEEPALIVE_STREAMS = 4;
 
 /** The registry store on a real etcd cluster: leases, one transaction per commit, watches, elections. */
 export class EtcdStore implements RegistryStore {
