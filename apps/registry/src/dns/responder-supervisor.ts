@@ -9,6 +9,7 @@ import type {
 import type { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
 import type { ZoneExport } from './zone-file.js';
+import { sliceUpdate } from './zone-replica.js';
 
 /** Set by `pnpm build` (scripts/build.ts): the bundled worker, relative to this source file. */
 declare const REACH_BUNDLED_RESPONDER: string | undefined;
@@ -127,7 +128,10 @@ export async function launchResponder<P extends ResponderPeer>(
 ): Promise<LaunchedResponder<P>> {
   let peer: P | undefined;
   // Updates are sent from a microtask or timer, so always after the worker below exists.
-  const feed = new ZoneFeed(zone, (update) => peer?.send({ kind: 'update', update }));
+  // Big updates go as slices, which the worker applies one per event-loop turn (sliceUpdate).
+  const feed = new ZoneFeed(zone, (update) => {
+    for (const slice of sliceUpdate(update)) peer?.send({ kind: 'update', update: slice });
+  });
   const data: ResponderWorkerData = {
     ...listen,
     host: listen.host ?? '127.0.0.1',

@@ -109,11 +109,35 @@ function serve(channel: Channel): void {
     );
   };
 
+  /**
+   * Updates not yet applied, one applied per event-loop turn: queries that arrived meanwhile are
+   * answered between two (the registry sends big updates as slices: sliceUpdate).
+   */
+  const queued: ZoneUpdate[] = [];
+  let applying = false;
+  const applyNext = () => {
+    const update = queued.shift();
+    if (update !== undefined) replica?.apply(update);
+    if (queued.length > 0) setImmediate(applyNext);
+    else applying = false;
+  };
+  const enqueue = (update: ZoneUpdate) => {
+    queued.push(update);
+    if (applying) return;
+    applying = true;
+    setImmediate(applyNext);
+  };
+  /** Applies every queued update now: an export or a measurement sees everything sent before it. */
+  const catchUp = () => {
+    for (let update = queued.shift(); update !== undefined; update = queued.shift()) replica?.apply(update);
+  };
+
   /** Zone files being exported, by request id: each piece is written when asked for. */
   const exports = new Map<number, Generator<string>>();
   const request = async (message: WorkerRequest): Promise<WorkerReply | undefined> => {
     const { id } = message;
     if (replica === undefined) throw new Error('the responder has not started');
+    catchUp();
     switch (message.kind) {
       case 'export': {
         const frozen = await replica.freeze(yieldToEventLoop);
@@ -142,7 +166,7 @@ function serve(channel: Channel): void {
 
   channel.onMessage((message) => {
     if (message.kind === 'start') start(message.data);
-    else if (message.kind === 'update') replica?.apply(message.update);
+    else if (message.kind === 'update') enqueue(message.update);
     else if (message.kind === 'stop')
       void (responder?.stop() ?? Promise.resolve()).then(() => {
         channel.post({ kind: 'stopped' });

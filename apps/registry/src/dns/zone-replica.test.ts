@@ -3,7 +3,7 @@ import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-sourc
 import { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
 import { exportZoneFile } from './zone-file.js';
-import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
+import { sliceUpdate, ZoneReplica, type ZoneUpdate } from './zone-replica.js';
 
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
 
@@ -105,5 +105,46 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     source.put(makeInstance('beta-1', { port: 8002 }));
     await tick();
     expect(updates).toHaveLength(0);
+  });
+
+  it('applied as slices of a big update, one by one, ends equal to the zone', async () => {
+    const { source, zone, updates } = replicated();
+    // A second replica that only ever sees slices.
+    const sliced = new ZoneReplica(zone.settings);
+    sliced.apply(structuredClone(replicated().feed.initial()));
+    const seen = updates.length;
+    for (let i = 0; i < 40; i++)
+      source.put(
+        makeInstance(`burst${i}-1`, {
+          capabilities: [['plan', 'summarize', 'translate'][i % 3]!],
+          port: 9000 + i,
+        }),
+      );
+    await tick();
+    source.remove('burst7-1');
+    source.remove('burst8-1');
+    await tick();
+    let priority = 10;
+    zone.setWeightOf(() => ({ priority, weight: 3 }));
+    await weightsSettled();
+    priority = 20;
+    zone.weightsChanged();
+    await weightsSettled();
+    const sent = updates.slice(seen);
+    const slices = sent.flatMap((update) => sliceUpdate(structuredClone(update)));
+    // The burst of 40 registrations went as slices of at most 16.
+    expect(sliceUpdate(sent[0]!).map((slice) => slice.put.length)).toEqual([16, 16, 8]);
+    for (const slice of slices) {
+      expect(slice.put.length + slice.deleted.length).toBeLessThanOrEqual(16);
+      expect(slice.weights.length).toBeLessThanOrEqual(256);
+      sliced.apply(slice);
+    }
+    expect(exportZoneFile(sliced.snapshot())).toBe(exportZoneFile(zone.snapshot()));
+    expect(sliced.snapshot().serial).toBe(zone.serial);
+  });
+
+  it('leaves a small update whole', () => {
+    const small: ZoneUpdate = { serial: 4, put: [], weights: [], deleted: ['a', 'b'] };
+    expect(sliceUpdate(small)).toEqual([small]);
   });
 });
