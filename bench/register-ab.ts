@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { registerLua, registerMany } from './lib/agents.js';
+import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
 import { cpuDuring } from './lib/cpu.js';
 import {
   formatSummary,
@@ -27,6 +27,9 @@ import { wrk } from './lib/wrk.js';
  * and prints each profile's summary over the timed wrk runs only (not the start, fill or warm-up).
  * After each fill the registry's CPU is read for BENCH_IDLE_SECONDS (5) with no load: the background
  * work that grows with the fleet (the leader's weight passes, collections).
+ * BENCH_AB_OP=heartbeat times heartbeats of the filled instances instead (`heartbeatLua()`, round-robin,
+ * each run's seqs above the last's), with no warm-up registrations: CPU per heartbeat at each size.
+ * Leases are 900 s (the registry suite's), so several large fills in one run expire none.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,6 +40,10 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5);
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 /** Registrations counted under callgrind (0: the wrk rounds instead). */
 const CALLGRIND = Number(process.env.BENCH_CALLGRIND ?? 0);
+const OP = process.env.BENCH_AB_OP ?? 'register';
+if (OP !== 'register' && OP !== 'heartbeat') throw new Error(`BENCH_AB_OP: register or heartbeat, not ${OP}`);
+/** Seqs of one heartbeat run start above the last run's (no instance beats this often in one run). */
+const SEQS_PER_RUN = 10_000_000;
 
 const roots = process.argv.slice(2).map((root) => resolve(root));
 if (roots.length === 0) throw new Error('usage: tsx bench/register-ab.ts <checkout> [<checkout>…]');
@@ -49,7 +56,8 @@ interface Target {
   name: string;
   url: string;
   pid: number;
-  lua?: string;
+  /** The wrk script of run `run` (none: plain GETs). */
+  lua?: (run: number) => string;
   cpuUs: number[];
   rps: number[];
   /** The timed runs, on the clock of `--cpu-prof`. */
@@ -68,11 +76,24 @@ try {
       const i = r * SIZES.length + s;
       const profileDir = PROFILE_DIR === undefined ? undefined : resolve(PROFILE_DIR, String(i));
       const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-      const registry = await startRegistryProcess({ type: 'embedded' }, {}, { root, nodeFlags });
+      // Leases of 900 s, as in the registry suite: with several 100,000 fills in one run, the first
+      // fleet's leases would otherwise expire before its heartbeats are timed.
+      const registry = await startRegistryProcess(
+        { type: 'embedded' },
+        { heartbeat_timeout: '900s' },
+        { root, nodeFlags },
+      );
       registries.push(registry);
-      await registerMany(registry.url, size);
-      const warm = await wrk(`${registry.url}/v1/agents`, { seconds: 1, lua: registerLua() });
-      if (warm.non2xx > 0) throw new Error(`${root}: ${warm.non2xx} registrations were refused`);
+      const fleet = await registerMany(registry.url, size);
+      const lua =
+        OP === 'heartbeat'
+          ? (run: number) => heartbeatLua(fleet, (run + 1) * SEQS_PER_RUN)
+          : () => registerLua();
+      const warm = await wrk(`${registry.url}${OP === 'heartbeat' ? '' : '/v1/agents'}`, {
+        seconds: 1,
+        lua: lua(-1),
+      });
+      if (warm.non2xx > 0) throw new Error(`${root}: ${warm.non2xx} warm-up requests were refused`);
       const name = SIZES.length === 1 ? root : `${root} at ${size}`;
       // Background work that grows with the fleet (weight passes, collections) runs with no load too.
       const idleFrom = monotonicUs();
@@ -82,9 +103,9 @@ try {
       );
       targets.push({
         name,
-        url: `${registry.url}/v1/agents`,
+        url: OP === 'heartbeat' ? registry.url : `${registry.url}/v1/agents`,
         pid: registry.pid,
-        lua: registerLua(),
+        lua,
         cpuUs: [],
         rps: [],
         windows: [],
@@ -93,7 +114,7 @@ try {
         ...(profileDir === undefined ? {} : { profileDir }),
       });
       process.stdout.write(
-        `${name}: ${size} instances + ${warm.requests} warm-up registrations; idle after them: ${(idle.cpuMs / IDLE_SECONDS).toFixed(0)} ms CPU/s over ${IDLE_SECONDS} s\n`,
+        `${name}: ${size} instances + ${warm.requests} warm-up ${OP === 'heartbeat' ? 'heartbeats' : 'registrations'}; idle after them: ${(idle.cpuMs / IDLE_SECONDS).toFixed(0)} ms CPU/s over ${IDLE_SECONDS} s\n`,
       );
     }
   }
@@ -109,9 +130,10 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
+      const lua = target.lua?.(round);
       const fromUs = monotonicUs();
       const { result, cpuMs: used } = await cpuDuring([target.pid], () =>
-        wrk(target.url, { seconds: SECONDS, ...(target.lua ? { lua: target.lua } : {}) }),
+        wrk(target.url, { seconds: SECONDS, ...(lua === undefined ? {} : { lua }) }),
       );
       target.windows.push({ fromUs, toUs: monotonicUs() });
       target.requests += result.requests;
