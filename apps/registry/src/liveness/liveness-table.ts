@@ -159,11 +159,14 @@ export class LivenessTable {
     return tombstone && tombstone.goneAtMono >= this.clock.now() - TOMBSTONE_TTL_MS ? tombstone : undefined;
   }
 
-  /** What routing reads about one instance (matches routing's `RoutingLiveness.snapshot`). */
-  snapshot(instanceId: string): { state: InstanceState; load?: Load; registeredAt: number } | undefined {
+  /** What routing reads about one instance at monotonic `now` (matches routing's `RoutingLiveness.snapshot`). */
+  snapshot(
+    instanceId: string,
+    now = this.clock.now(),
+  ): { state: InstanceState; load?: Load; registeredAt: number } | undefined {
     const entry = this.entries.get(instanceId);
     if (entry) {
-      const state = this.stateOf(entry);
+      const state = this.stateOf(entry, now);
       return entry.lastBeatWall === null
         ? { state, registeredAt: entry.firstSeenMono }
         : { state, load: entry.load, registeredAt: entry.firstSeenMono };

@@ -16,6 +16,7 @@ import { capabilityOf, type RouteHistory, UNATTRIBUTED } from '../governance/rou
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { InstanceRecord } from '../store/records.js';
 import { withSpanSync } from '../telemetry/index.js';
+import type { TierInputs } from '../weights/compute-weight.js';
 import { CandidatePool } from './candidate-pool.js';
 import { ConflictBook } from './conflicts.js';
 import { OperationIndex } from './operation-index.js';
@@ -238,7 +239,7 @@ export class Router {
     record: InstanceRecord,
     now = this.deps.clock.now(),
   ): (Omit<ScoreBreakdown, 'match'> & { state: InstanceState }) | undefined {
-    const live = this.liveness.snapshot(record.instance_id);
+    const live = this.liveness.snapshot(record.instance_id, now);
     const state = live?.state ?? 'healthy';
     if (!ROUTABLE.has(state)) return undefined;
     return {
@@ -253,6 +254,17 @@ export class Router {
       priority: priorityFactor(record.declaration.priority),
       version: this.preference?.factor(record.agent_name, record.declaration.version) ?? 1,
     };
+  }
+
+  /**
+   * The part of `factorsOf` an instance's DNS tier depends on (state, success rate, load), or undefined
+   * when it is not routable: a weight pass over its budget of weight moves weighs only tiers.
+   */
+  tierFactorsOf(record: InstanceRecord, now: number): TierInputs | undefined {
+    const live = this.liveness.snapshot(record.instance_id, now);
+    const state = live?.state ?? 'healthy';
+    if (!ROUTABLE.has(state)) return undefined;
+    return { state, success_rate: this.book.successRate(record.instance_id), load: loadFactor(live?.load) };
   }
 
   close(): void {

@@ -15,7 +15,8 @@ export interface LivenessSnapshot {
  * States are read on every answer, cached ones included.
  */
 export interface RoutingLiveness {
-  snapshot(instanceId: string): LivenessSnapshot | undefined;
+  /** `now`: the monotonic time to judge at (a weight pass reads 100,000 instances at one time). */
+  snapshot(instanceId: string, now?: number): LivenessSnapshot | undefined;
 }
 
 /** A liveness view that knows nothing (every instance healthy, load unknown). */

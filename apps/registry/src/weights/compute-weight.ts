@@ -68,12 +68,7 @@ export function weighInputs(
   inputs: WeightInputs,
   previous: Pick<PublishedWeight, 'tier'> | undefined,
 ): Weighed {
-  const quality = inputs.success_rate * inputs.load;
-  let tier: WeightTier;
-  if (inputs.state !== 'healthy') tier = 'suspect';
-  else if (previous?.tier === 'degraded')
-    tier = quality > WEIGHT_HYSTERESIS.recoverAbove ? 'healthy' : 'degraded';
-  else tier = quality < WEIGHT_HYSTERESIS.degradeBelow ? 'degraded' : 'healthy';
+  const tier = tierOf(inputs, previous);
   const raw =
     WEIGHT_HYSTERESIS.scale *
     inputs.success_rate *
@@ -82,6 +77,20 @@ export function weighInputs(
     inputs.priority *
     (inputs.version ?? 1);
   return { priority: WEIGHT_TIERS[tier], weight: Math.min(65_535, Math.max(1, Math.round(raw))), tier };
+}
+
+/** The inputs a tier depends on: not the warm-up, priority or version, which move only the weight. */
+export type TierInputs = Pick<WeightInputs, 'state' | 'success_rate' | 'load'>;
+
+/**
+ * The tier `inputs` put an instance in: suspect unless healthy, else degraded when success × load is
+ * low, with a band between entering and leaving "degraded" (`previous` is the published tier).
+ */
+export function tierOf(inputs: TierInputs, previous: Pick<PublishedWeight, 'tier'> | undefined): WeightTier {
+  const quality = inputs.success_rate * inputs.load;
+  if (inputs.state !== 'healthy') return 'suspect';
+  if (previous?.tier === 'degraded') return quality > WEIGHT_HYSTERESIS.recoverAbove ? 'healthy' : 'degraded';
+  return quality < WEIGHT_HYSTERESIS.degradeBelow ? 'degraded' : 'healthy';
 }
 
 /**

@@ -8,6 +8,8 @@ import {
   type PublishedWeight,
   publishedWeight,
   shouldRepublish,
+  tierOf,
+  WEIGHT_TIERS,
   type Weighed,
   type WeightInputs,
   weighInputs,
@@ -20,7 +22,7 @@ import type { WeightTable } from './weight-table.js';
 export interface WeightPublisherDeps {
   store: Pick<RegistryStore, 'commit'>;
   source: InstanceSource;
-  router: Pick<Router, 'factorsOf'>;
+  router: Pick<Router, 'factorsOf' | 'tierFactorsOf'>;
   /** What is published now (every replica's watch of the weights prefix). */
   table: Pick<WeightTable, 'get'>;
   clock: Pick<Clock, 'now' | 'wallNow' | 'every'>;
@@ -75,7 +77,7 @@ export class WeightPublisher {
   private readonly written = new Map<string, PublishedWeight>();
   // Set by the stop function of `start`: a pass in progress ends after its current chunk.
   private stopped = false;
-  // Where the next pass starts in the instance list: the first instance the last pass left unwritten.
+  // Where the next pass starts in the instance list: the first instance the last pass examined over its budget.
   private resumeAt = 0;
 
   constructor(private readonly deps: WeightPublisherDeps) {}
@@ -119,15 +121,17 @@ export class WeightPublisher {
       }
       const at = (start + examined - 1) % records.length;
       const record = records[at]!;
+      if (budget === 0) {
+        // Over the budget only tier moves are written, so only the tier is weighed (no warm-up,
+        // version or weight): in a mass warm-up nearly every instance is over the budget in every
+        // pass. The next pass starts here.
+        resumeAt ??= at;
+        if (!this.tierMoves(record, now)) continue;
+      }
       const move = this.move(record, now);
       if (move === undefined) continue;
       if (!move.tierMoved) {
-        // Over the budget, a weight-only move is left for a later pass before anything is built
-        // for it: in a mass warm-up nearly every instance is over the budget in every pass.
-        if (budget === 0) {
-          resumeAt ??= at;
-          continue;
-        }
+        if (budget === 0) continue;
         budget--;
       }
       const moved = this.writesFor(record, move, wallNow);
@@ -157,6 +161,15 @@ export class WeightPublisher {
     // costs no weight writes until weights really move.
     if (!shouldRepublish(shown, weighed)) return undefined;
     return { weighed, factors, tierMoved: shown.priority !== weighed.priority };
+  }
+
+  /** Whether `record`'s tier (its SRV/SVCB priority) moved: `move(…).tierMoved` without weighing the weight. */
+  private tierMoves(record: InstanceRecord, now: number): boolean {
+    const inputs = this.deps.router.tierFactorsOf(record, now);
+    if (!inputs) return false;
+    const published = this.published(record.instance_id);
+    const shown = published ?? defaultWeightOf(record);
+    return WEIGHT_TIERS[tierOf(inputs, published)] !== shown.priority;
   }
 
   /** What to write for a move of `record`'s weight: its weight record and, with SkyDNS, its SRV messages. */
