@@ -70,16 +70,16 @@ export async function benchLiveness(): Promise<void> {
       );
       leases.push(...batch);
     }
-    await a.facts.flush();
+    await a.facts!.flush();
     let beatCpu = 0;
     let beatWall = 0;
     let flushCpu = 0;
     let flushWall = 0;
     let applyWall = 0;
     let flushed = 0;
-    const commitsBefore = a.facts.counts.commits;
+    const commitsBefore = a.facts!.counts.commits;
     for (let pass = 1; pass <= PASSES; pass++) {
-      const appliedBefore = b.facts.counts.applied;
+      const appliedBefore = b.facts!.counts.applied;
       const cpu = process.cpuUsage();
       const t0 = performance.now();
       for (let i = 0; i < leases.length; i += 100)
@@ -96,15 +96,15 @@ export async function benchLiveness(): Promise<void> {
       beatWall += performance.now() - t0;
       beatCpu += cpuMs(cpu);
       const flushCpuStart = process.cpuUsage();
-      const writtenBefore = a.facts.counts.written;
+      const writtenBefore = a.facts!.counts.written;
       const t1 = performance.now();
-      await a.facts.flush();
+      await a.facts!.flush();
       flushWall += performance.now() - t1;
       flushCpu += cpuMs(flushCpuStart);
       // The flush timer may have written some during the pass: count what this flush wrote.
-      flushed += a.facts.counts.written - writtenBefore;
+      flushed += a.facts!.counts.written - writtenBefore;
       const t2 = performance.now();
-      while (b.facts.counts.applied - appliedBefore < leases.length && performance.now() - t2 < 10_000)
+      while (b.facts!.counts.applied - appliedBefore < leases.length && performance.now() - t2 < 10_000)
         await new Promise((resolve) => setTimeout(resolve, 5));
       applyWall += performance.now() - t2;
     }
@@ -118,7 +118,7 @@ export async function benchLiveness(): Promise<void> {
       },
       {
         name: `etcd transactions to share ${INSTANCES} heartbeats`,
-        value: (a.facts.counts.commits - commitsBefore) / PASSES,
+        value: (a.facts!.counts.commits - commitsBefore) / PASSES,
         unit: 'txn',
         reference: { name: 'keep-alives the heartbeats cost', value: INSTANCES },
       },

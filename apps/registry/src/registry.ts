@@ -54,6 +54,13 @@ export interface RegistryOptions {
   fetchCard?: CardFetch;
   /** Spans for `register` and `route` (`reach.register`, `reach.route`); main passes one when OTLP export is configured. */
   tracer?: Tracer;
+  /**
+   * Whether accepted heartbeats are shared with other replicas through the store (`SharedFacts`).
+   * @default `store.externalReaders`: no other process reads an embedded store (its journal is locked
+   * to one), so there is no replica to share with, and at 100,000 instances each heartbeat would
+   * cost a fact written for nobody. Tests that run several replicas on one in-process store pass true.
+   */
+  shareLiveness?: boolean;
 }
 
 /** The registry's parts, for other components that mount on it (DNS, routing) and for tests. */
@@ -66,8 +73,8 @@ export interface RegistryParts {
   instances: InstanceCache;
   /** Liveness (seq, load, state) from this replica's heartbeats and every replica's shared facts; `liveness.snapshot(id)` fits routing's `RoutingLiveness`. */
   liveness: LivenessTable;
-  /** Shares accepted heartbeats with the other replicas through the store. */
-  facts: SharedFacts;
+  /** Shares accepted heartbeats with the other replicas through the store; none without other replicas (`shareLiveness`). */
+  facts: SharedFacts | undefined;
   metrics: RegistryMetrics;
   verbs: RegistrationVerbs;
   /** Declaration versions: history, verification, routing preference (`allHistory()` for reports). */
@@ -115,15 +122,18 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const instances = await InstanceCache.start(store, logger);
   const liveness = new LivenessTable(clock, config.heartbeatIntervalMs + config.suspectGraceMs);
   const unbind = bindLivenessToInstances(liveness, instances);
-  const facts = await SharedFacts.start({
-    store,
-    table: liveness,
-    clock,
-    logger,
-    replicaId,
-    flushMs: Math.max(50, Math.min(1000, Math.round(config.heartbeatIntervalMs / 5))),
-    leaseTtlMs: config.heartbeatTimeoutMs,
-  });
+  const facts =
+    (options.shareLiveness ?? store.externalReaders)
+      ? await SharedFacts.start({
+          store,
+          table: liveness,
+          clock,
+          logger,
+          replicaId,
+          flushMs: Math.max(50, Math.min(1000, Math.round(config.heartbeatIntervalMs / 5))),
+          leaseTtlMs: config.heartbeatTimeoutMs,
+        })
+      : undefined;
   let sweeper: Sweeper | undefined;
   const metrics = new RegistryMetrics(
     () => liveness.counts(),
@@ -147,7 +157,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     ...(skydns ? { skydns } : {}),
     instances,
     table: liveness,
-    facts,
+    ...(facts ? { facts } : {}),
     authority,
     declarations,
     owners: new NameOwners(store),
@@ -217,7 +227,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   const closeRunningParts = async (): Promise<void> => {
     await sweeper.stop();
     await routing.close();
-    await facts.close();
+    await facts?.close();
     await declarations.close();
     unbind();
     zone.close();

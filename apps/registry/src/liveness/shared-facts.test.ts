@@ -18,13 +18,15 @@ let clock: ManualClock;
 let store: EmbeddedStore;
 let replicas: Registry[];
 
-async function replica(name: string): Promise<Registry> {
+async function replica(name: string, shareLiveness = true): Promise<Registry> {
   const registry = await createRegistry({
     config: registryConfigFrom({}),
     store,
     clock,
     logger: captureLogger().logger,
     replicaId: name,
+    // Several replicas on one in-process store share facts as they do on etcd.
+    shareLiveness,
   });
   replicas.push(registry);
   return registry;
@@ -132,5 +134,32 @@ describe('liveness facts shared between replicas', () => {
       }
       expect(tiers()).toEqual(agents.map(() => 10));
     }
+  });
+});
+
+describe('liveness facts on a store no other process reads', () => {
+  it('are not written by default: an embedded store has no other replica to read them', async () => {
+    const sole = await replica('a', false);
+    expect(sole.facts).toBeUndefined();
+    const reply = await call(sole.app, 'POST', '/v1/agents', registerBody(9300));
+    const id = reply.body.instance_id as string;
+    const token = reply.body.lease_token as string;
+    const beat = (seq: number) =>
+      call(
+        sole.app,
+        'POST',
+        `/v1/agents/${id}/heartbeat`,
+        { seq, load: { in_flight: 2, capacity: 4, queue: 0 } },
+        bearer(token),
+      );
+    for (let seq = 1; seq <= 3; seq++) {
+      await advance(5000);
+      expect((await beat(seq)).status).toBe(200);
+    }
+    await advance(1000);
+    expect(await store.list(KEYS.livenessPrefix)).toEqual([]);
+    // The replica's own table still holds what its heartbeats said.
+    expect(sole.liveness.snapshot(id)).toMatchObject({ state: 'healthy', load: { in_flight: 2 } });
+    expect((await beat(3)).body.code).toBe('STALE_HEARTBEAT');
   });
 });
