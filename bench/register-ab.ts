@@ -29,7 +29,8 @@ import { wrk } from './lib/wrk.js';
  * work that grows with the fleet (the leader's weight passes, collections).
  * BENCH_AB_OP=heartbeat times heartbeats of the filled instances instead (`heartbeatLua()`, round-robin,
  * each run's seqs above the last's), with no warm-up registrations: CPU per heartbeat at each size.
- * Leases are 900 s (the registry suite's), so several large fills in one run expire none.
+ * Leases are 900 s and the heartbeat interval 400 s (the registry suite's), so several large fills in
+ * one run expire none and leave none suspect.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -76,11 +77,12 @@ try {
       const i = r * SIZES.length + s;
       const profileDir = PROFILE_DIR === undefined ? undefined : resolve(PROFILE_DIR, String(i));
       const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-      // Leases of 900 s, as in the registry suite: with several 100,000 fills in one run, the first
-      // fleet's leases would otherwise expire before its heartbeats are timed.
+      // Leases of 900 s and a 400 s heartbeat interval, as in the registry suite: with several
+      // 100,000 fills in one run, the first fleet's leases would otherwise expire, or its instances
+      // turn suspect (each heartbeat then a tier change the leader writes), before they are timed.
       const registry = await startRegistryProcess(
         { type: 'embedded' },
-        { heartbeat_timeout: '900s' },
+        { heartbeat_interval: '400s', heartbeat_timeout: '900s' },
         { root, nodeFlags },
       );
       registries.push(registry);
