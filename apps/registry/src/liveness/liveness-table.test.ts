@@ -15,7 +15,7 @@ describe('LivenessTable', () => {
   });
 
   it('turns suspect after interval + grace without a heartbeat, on monotonic time', () => {
-    const clock = new ManualClock(0);
+    const clock = new ManualClock(0, { wallMs: instanceRecord().registered_at });
     const table = new LivenessTable(clock, 6000);
     const entry = table.track(instanceRecord('a-0001'), true);
     clock.advance(6000);
@@ -30,6 +30,20 @@ describe('LivenessTable', () => {
       load: { in_flight: 1, capacity: 2, queue: 0 },
       registeredAt: 0,
     });
+  });
+
+  it('dates a registration first seen long after it was made (a restart) from its record, once', () => {
+    const record = instanceRecord('a-0001');
+    const clock = new ManualClock(50_000, { wallMs: record.registered_at + 3_600_000 });
+    const table = new LivenessTable(clock, 6000);
+    table.track(record, false);
+    expect(table.snapshot('a-0001')?.registeredAt).toBe(50_000 - 3_600_000);
+    // Fixed at first sight: time passing (or the wall clock) moves it no more.
+    clock.advance(10_000);
+    expect(table.snapshot('a-0001')?.registeredAt).toBe(50_000 - 3_600_000);
+    // A registration made just now (its record's time is the wall clock's) counts from now.
+    table.track({ ...instanceRecord('a-0002'), registered_at: clock.wallNow() }, true);
+    expect(table.snapshot('a-0002')?.registeredAt).toBe(60_000);
   });
 
   it('keeps a tombstone saying how an instance ended', () => {

@@ -11,8 +11,12 @@ export class LivenessEntry {
   load: Load = DEFAULT_LOAD;
   /** Monotonic ms of the last accepted heartbeat, or of registration / first sight. */
   lastBeatMono: number;
-  /** Monotonic ms at which this replica first saw the registration (drives routing's warm-up). */
-  readonly firstSeenMono: number;
+  /**
+   * Monotonic ms of the registration (drives routing's warm-up): the earlier of this replica's first
+   * sight and the record's wall-clock time turned monotonic then, so a registry restart does not warm
+   * every instance up again and a later wall-clock step changes nothing.
+   */
+  readonly registeredMono: number;
   /** Wall-clock ms of the last accepted heartbeat, for display only. */
   lastBeatWall: number | null = null;
   /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */
@@ -23,10 +27,11 @@ export class LivenessEntry {
     readonly record: InstanceRecord,
     lastSeq: number | undefined,
     nowMono: number,
+    nowWall: number,
   ) {
     this.lastSeq = lastSeq;
     this.lastBeatMono = nowMono;
-    this.firstSeenMono = nowMono;
+    this.registeredMono = nowMono - Math.max(0, nowWall - record.registered_at);
   }
 
   // Read from the record, not copied into three fields of every entry (24 bytes per instance).
@@ -84,7 +89,7 @@ export class LivenessTable {
       if (fresh && existing.lastSeq === undefined && existing.lastBeatWall === null) existing.lastSeq = 0;
       return existing;
     }
-    const entry = new LivenessEntry(record, fresh ? 0 : undefined, this.clock.now());
+    const entry = new LivenessEntry(record, fresh ? 0 : undefined, this.clock.now(), this.clock.wallNow());
     this.entries.set(record.instance_id, entry);
     this.tombstones.delete(record.instance_id);
     return entry;
@@ -168,11 +173,11 @@ export class LivenessTable {
     if (entry) {
       const state = this.stateOf(entry, now);
       return entry.lastBeatWall === null
-        ? { state, registeredAt: entry.firstSeenMono }
-        : { state, load: entry.load, registeredAt: entry.firstSeenMono };
+        ? { state, registeredAt: entry.registeredMono }
+        : { state, load: entry.load, registeredAt: entry.registeredMono };
     }
     const gone = this.tombstone(instanceId);
-    return gone ? { state: gone.state, registeredAt: gone.entry.firstSeenMono } : undefined;
+    return gone ? { state: gone.state, registeredAt: gone.entry.registeredMono } : undefined;
   }
 
   /** Live instances by state, for metrics. */

@@ -94,7 +94,6 @@ export class Router {
   private readonly cache: RouteCache<Answer>;
   private readonly liveness: RoutingLiveness;
   private readonly preference: VersionPreference | undefined;
-  private readonly registeredAt = new Map<string, number>();
   // Removed instances whose history is kept a while, with when they went (monotonic ms).
   private readonly removedAt = new Map<string, number>();
   private readonly stops: Array<() => void> = [];
@@ -342,16 +341,12 @@ export class Router {
     return drawRouteOrder(ranked, limit, this.deps.random);
   }
 
-  // The earlier of the liveness tracker's (this replica's first sight) and the record's wall-clock time
-  // turned monotonic once at first sight (when the watch delivers it), so a registry restart does not
-  // warm every instance up again and a later wall-clock step changes nothing.
+  // The liveness table's registration time (fixed at first sight, so a wall-clock step changes
+  // nothing); for an instance it does not track, the record's wall-clock time turned monotonic now.
   private registrationTime(record: InstanceRecord, fromLiveness: number | undefined): number {
-    let at = this.registeredAt.get(record.instance_id);
-    if (at === undefined) {
-      at = this.deps.clock.now() - Math.max(0, this.deps.clock.wallNow() - record.registered_at);
-      this.registeredAt.set(record.instance_id, at);
-    }
-    return fromLiveness === undefined ? at : Math.min(at, fromLiveness);
+    return (
+      fromLiveness ?? this.deps.clock.now() - Math.max(0, this.deps.clock.wallNow() - record.registered_at)
+    );
   }
 
   private stateOf(instanceId: string): InstanceState {
@@ -369,7 +364,6 @@ export class Router {
   }
 
   private forget(instanceId: string): void {
-    this.registeredAt.delete(instanceId);
     this.book.forget(instanceId);
     this.metrics.forgetInstance(instanceId);
   }

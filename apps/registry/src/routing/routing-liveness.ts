@@ -5,7 +5,10 @@ export interface LivenessSnapshot {
   state: InstanceState;
   /** The load of the last accepted heartbeat; absent before the first one. */
   load?: Load;
-  /** Monotonic milliseconds at which this replica saw the registration; drives the warm-up ramp. */
+  /**
+   * Monotonic milliseconds of the registration (the earlier of this replica's first sight and the
+   * record's wall-clock time, turned monotonic once); drives the warm-up ramp.
+   */
   registeredAt?: number;
 }
 

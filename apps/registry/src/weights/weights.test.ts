@@ -82,7 +82,8 @@ describe('WeightPublisher and WeightTable', () => {
   });
 
   async function setup() {
-    const clock = new ManualClock();
+    // The wall clock moves with the monotonic one, as real clocks do (warm-up dates from the record's time).
+    const clock = new ManualClock(1_000, { wallMs: Date.now() });
     const source = new FakeInstanceSource();
     const liveness = new FakeLiveness();
     const router = new Router({ source, clock, liveness });
