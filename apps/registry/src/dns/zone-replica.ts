@@ -100,7 +100,7 @@ export class ZoneReplica implements SnapshotProvider {
   }
 }
 
-/** Puts and deletes per slice: each costs the replica ~30 µs (encoding and laying out an instance). */
+/** Puts and deletes per slice: each cost the replica ~30–60 µs of CPU under churn at 1,000 instances (session 13). */
 const SLICE_CHANGES = 16;
 /** Weight changes per slice: each patches a few records in place. */
 const SLICE_WEIGHTS = 256;
