@@ -13,7 +13,7 @@ import {
 } from '@agent-reach/sdk/protocol';
 import { type SvcParams, withAgentCard } from '@agent-reach/sdk/svcb';
 import type { InstanceRecord } from '../store/records.js';
-import type { InstanceWeights } from './live-zone.js';
+import type { SrvWeight } from '../weights/weight-of.js';
 import { absoluteName, HOST_LABEL, labelsToWire, nameToWire, RESERVED_LABELS } from './names.js';
 import { FixedRrSet } from './record-set.js';
 import {
@@ -27,6 +27,12 @@ import {
   type ZoneRr,
 } from './rr.js';
 import type { RrSet, RrSetsByType, ZoneNode } from './zone-node.js';
+
+/** An instance's weights as data: the generic `_agent._tcp` one and one per published capability. */
+export interface InstanceWeights {
+  generic: SrvWeight;
+  byCapability: Record<string, SrvWeight>;
+}
 
 /**
  * One instance's DNS data, encoded once per registration change, and its own name in the zone (its

@@ -1,7 +1,7 @@
 import { DnsNames, indexTxtStrings } from '@agent-reach/sdk/protocol';
 import { type SrvWeight, wireWeight } from '../weights/weight-of.js';
 import { ChangeLog } from './change-log.js';
-import { InstanceEntry } from './instance-entry.js';
+import { InstanceEntry, type InstanceWeights } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire } from './names.js';
 import { FixedRrSet, RecordSet } from './record-set.js';
 import { addressRr, nsRr, RRTYPE, rdataUInt16, soaRr, txtRr, type ZoneRr } from './rr.js';
@@ -16,11 +16,7 @@ export interface ZoneSettings {
   nameServerAddress: string | undefined;
 }
 
-/** An instance's weights as data: the generic `_agent._tcp` one and one per published capability. */
-export interface InstanceWeights {
-  generic: SrvWeight;
-  byCapability: Record<string, SrvWeight>;
-}
+export type { InstanceWeights } from './instance-entry.js';
 
 /** A service name with its RRsets in a Map (the apex, `ns`, and the few names capabilities share). */
 class SharedNode implements ZoneNode {
