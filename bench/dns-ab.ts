@@ -1,11 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { requireTool } from '../test/harness/debian-tools.js';
 import { type RunningKnot, startKnot } from '../test/harness/knot.js';
 import { registerMany } from './lib/agents.js';
+import {
+  callgrindControl,
+  callgrindLauncher,
+  instructionsBetween,
+  threadInstructions,
+} from './lib/callgrind.js';
 import { cpuDuring } from './lib/cpu.js';
-import { stableZone, wideMix, writeQueryFile } from './lib/dns-mix.js';
+import { askAll, type MixQuestion, stableZone, wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { dnsperf } from './lib/dnsperf.js';
 import { type RegistryProcess, rssMbOf, startRegistryProcess } from './lib/registry-process.js';
 import { startUdpEcho } from './lib/udp-echo.js';
@@ -20,7 +26,18 @@ import { startUdpEcho } from './lib/udp-echo.js';
  * rounds: knot on the first checkout's zone, and a Node UDP echo server (the floor of one Node
  * thread's socket cost, no DNS work); BENCH_DNS_REFERENCES=0 leaves them out. BENCH_DNS_PROCESSES=0,1,2
  * starts each checkout once per `dns.responder_processes` value (CPU per query then counts the
- * registry and its responder processes together).
+ * registry and its responder processes together). BENCH_TRACE_GC=1 runs each registry with
+ * `--trace-gc` and prints, after each latency run, the collections each isolate (the main thread's,
+ * the responder thread's) made during it: how many, and their longest and total pause.
+ *
+ * BENCH_CALLGRIND=1: instructions per reply instead of the rounds (valgrind callgrind's Ir, which a
+ * loaded machine does not move). Each checkout's registry, and the echo reference, run under valgrind
+ * in turn, instrumented only while counted: first the whole mix is asked once uninstrumented (JIT
+ * warm-up; it fills the answer cache as the suite's answer check does), then counted windows of the
+ * same client (askAll, 20 in flight, 20 s before a retry): `mix`, the whole mix once more (the suite's cache hit rate:
+ * the first 10,000 questions of the file are the cached ones); `hits`, its first
+ * BENCH_CALLGRIND_WINDOW (8,000) questions (cached); `misses`, its last as many (never cached).
+ * Printed per window: instructions per reply on the busiest thread (the responder's) and in all threads.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -32,6 +49,7 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? SECONDS);
 const LATENCY_QPS = Number(process.env.BENCH_DNS_LATENCY_QPS ?? 2000);
 const MODE = (process.env.BENCH_DNS_MODE ?? 'udp') as 'udp' | 'tcp';
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 const ZONE = 'agents.internal';
 /** Also knot (the first checkout's zone) and a Node UDP echo server: what one Node thread's sockets cost alone. */
 const REFERENCES = process.env.BENCH_DNS_REFERENCES !== '0';
@@ -39,9 +57,16 @@ const REFERENCES = process.env.BENCH_DNS_REFERENCES !== '0';
 const PROCESSES = (process.env.BENCH_DNS_PROCESSES ?? '0').split(',').map(Number);
 
 requireTool('dnsperf');
+const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
+const CALLGRIND_WINDOW = Number(process.env.BENCH_CALLGRIND_WINDOW ?? 8000);
+
 const roots = process.argv.slice(2).map((root) => resolve(root));
 const variants = roots.flatMap((root) => PROCESSES.map((processes) => ({ root, processes })));
 if (roots.length === 0) throw new Error('usage: tsx bench/dns-ab.ts <checkout> [<checkout>…]');
+if (CALLGRIND) {
+  await instructionsPerReply();
+  process.exit(0);
+}
 const dir = mkdtempSync(join(tmpdir(), 'reach-dns-ab-'));
 interface Server {
   name: string;
@@ -49,6 +74,8 @@ interface Server {
   /** Every process whose CPU the server's queries cost. */
   pids: () => number[];
   queries: string;
+  /** Its `--trace-gc` output (BENCH_TRACE_GC). */
+  gcLog?: string;
 }
 const servers: Server[] = [];
 const registries: RegistryProcess[] = [];
@@ -58,10 +85,12 @@ try {
   for (const [i, { root, processes }] of variants.entries()) {
     const nodeFlags =
       PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE_DIR, String(i))}`];
+    if (TRACE_GC) nodeFlags.push('--trace-gc');
+    const gcLog = TRACE_GC ? join(dir, `gc-${i}.log`) : undefined;
     const registry = await startRegistryProcess(
       { type: 'embedded' },
       { warmup: 0, heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
-      { root, nodeFlags },
+      { root, nodeFlags, stdoutFile: gcLog },
       processes === 0 ? {} : { responder_processes: processes },
     );
     registries.push(registry);
@@ -75,6 +104,7 @@ try {
       port: registry.dnsPort,
       pids: () => [registry.pid, ...registry.childPids()],
       queries,
+      gcLog,
     });
     const children = registry.responderPids().map((pid) => `${rssMbOf(pid).toFixed(0)} MB`);
     process.stdout.write(
@@ -92,10 +122,11 @@ try {
     await dnsperf(port, queries, { seconds: WARMUP_SECONDS, mode: MODE });
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? servers : [...servers].reverse();
-    for (const { name, port, pids, queries } of order) {
+    for (const { name, port, pids, queries, gcLog } of order) {
       const { result, cpuMs } = await cpuDuring(pids(), () =>
         dnsperf(port, queries, { seconds: SECONDS, mode: MODE }),
       );
+      const gcFrom = gcLog === undefined ? 0 : statSync(gcLog).size;
       const latency = await dnsperf(port, queries, {
         seconds: LATENCY_SECONDS,
         mode: MODE,
@@ -108,6 +139,8 @@ try {
       process.stdout.write(
         `${name} ${MODE}: ${Math.round(result.qps)} q/s, ${us.toFixed(1)} µs CPU/query, avg ${result.avgResponseBytes} B, lost ${result.lost}, ${JSON.stringify(result.rcodes)}; at ${LATENCY_QPS} q/s p50 ${latency.latency!.p50.toFixed(2)} ms p99 ${latency.latency!.p99.toFixed(2)} ms\n`,
       );
+      if (gcLog !== undefined)
+        process.stdout.write(`  GC during the latency run: ${gcSince(gcLog, gcFrom)}\n`);
     }
   }
 } finally {
@@ -115,4 +148,111 @@ try {
   await echo?.stop();
   for (const registry of registries) await registry.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Asks `questions` once, 20 in flight, as the counted load of a callgrind window. */
+function askWindow(port: number, questions: MixQuestion[]): Promise<Buffer[]> {
+  // Valgrind runs the server ~50× slower, and a collection or compilation there can take seconds.
+  return askAll(port, questions, 20, 20_000);
+}
+
+/** BENCH_CALLGRIND=1: instructions per reply of each checkout's responder and of the echo reference. */
+async function instructionsPerReply(): Promise<void> {
+  const { createSocket } = await import('node:dgram');
+  const cgDir = mkdtempSync(join(tmpdir(), 'reach-dns-cg-'));
+  // Wakes a server's event loop for callgrind_control with a datagram too short to answer.
+  const poker = createSocket('udp4');
+  const pokeUdp = (port: number) => () =>
+    new Promise<void>((done) => poker.send(Buffer.from([0]), port, '127.0.0.1', () => setTimeout(done, 2)));
+  const count = async (
+    name: string,
+    pid: number,
+    port: number,
+    poke: () => Promise<unknown>,
+    mix: MixQuestion[],
+  ) => {
+    const control = async (args: string[]) => threadInstructions(await callgrindControl(pid, args, poke));
+    await askWindow(port, mix);
+    await control(['-i', 'on']);
+    const windows: Array<[string, MixQuestion[]]> = [
+      ['mix', mix],
+      ['hits', mix.slice(0, CALLGRIND_WINDOW)],
+      ['misses', mix.slice(-CALLGRIND_WINDOW)],
+    ];
+    for (const [window, questions] of windows) {
+      const before = await control(['-e', 'Ir']);
+      await askWindow(port, questions);
+      const delta = instructionsBetween(before, await control(['-e', 'Ir']));
+      const [busiest, most] = [...delta].reduce((a, b) => (b[1] > a[1] ? b : a));
+      const all = [...delta.values()].reduce((a, b) => a + b, 0);
+      const per = (ir: number) => Math.round(ir / questions.length).toLocaleString('en-US');
+      process.stdout.write(
+        `${name} ${window} (${questions.length} replies): ${per(most)} instructions per reply on thread ${busiest}, ${per(all)} in all threads\n`,
+      );
+    }
+  };
+  try {
+    let referenceMix: MixQuestion[] | undefined;
+    for (const [i, { root, processes }] of variants.entries()) {
+      const registry = await startRegistryProcess(
+        { type: 'embedded' },
+        { warmup: 0, heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
+        { root, launcher: callgrindLauncher(join(cgDir, `callgrind.${i}.out`)), startTimeoutMs: 600_000 },
+        processes === 0 ? {} : { responder_processes: processes },
+      );
+      try {
+        await registerMany(registry.url, INSTANCES);
+        // Not stableZone: under valgrind the weight pass may go on republishing for minutes, and the
+        // mix needs only the names (a changed weight drops a few cached answers, counted as they come).
+        const mix = wideMix(await (await fetch(`${registry.url}/v1/zone`)).text(), ZONE, INSTANCES);
+        referenceMix ??= mix;
+        await count(root, registry.pid, registry.dnsPort, () => fetch(`${registry.url}/healthz`), mix);
+      } finally {
+        await registry.stop();
+      }
+    }
+    if (REFERENCES && referenceMix !== undefined) {
+      const reference = await startUdpEcho(callgrindLauncher(join(cgDir, 'callgrind.echo.out')));
+      try {
+        await count(
+          'node UDP echo (floor)',
+          reference.pid,
+          reference.port,
+          pokeUdp(reference.port),
+          referenceMix,
+        );
+      } finally {
+        await reference.stop();
+      }
+    }
+  } finally {
+    poker.close();
+    rmSync(cgDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The collections `--trace-gc` logged to `file` after byte `from`, per isolate (`[pid:0x…]`): e.g.
+ * `0x5a1c… 12 Scavenge (max 0.61 ms, total 4.20 ms)`.
+ */
+function gcSince(file: string, from: number): string {
+  const text = readFileSync(file).subarray(from).toString('utf8');
+  const by = new Map<string, { count: number; max: number; total: number; kinds: Set<string> }>();
+  for (const [, isolate, kind, pause] of text.matchAll(
+    /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, ([\d.]+) \//gm,
+  )) {
+    const entry = by.get(isolate!) ?? { count: 0, max: 0, total: 0, kinds: new Set<string>() };
+    entry.count++;
+    entry.max = Math.max(entry.max, Number(pause));
+    entry.total += Number(pause);
+    entry.kinds.add(kind!);
+    by.set(isolate!, entry);
+  }
+  if (by.size === 0) return 'none';
+  return [...by]
+    .map(
+      ([isolate, e]) =>
+        `${isolate} ${e.count} ${[...e.kinds].join('/')} (max ${e.max.toFixed(2)} ms, total ${e.total.toFixed(2)} ms)`,
+    )
+    .join('; ');
 }

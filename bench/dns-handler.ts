@@ -1,4 +1,13 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import {
+  callgrindControl,
+  callgrindLauncher,
+  instructionsBetween,
+  threadInstructions,
+} from './lib/callgrind.js';
 import { wideMix } from './lib/dns-mix.js';
 
 /**
@@ -8,6 +17,10 @@ import { wideMix } from './lib/dns-mix.js';
  * an older commit is the "before") and alternates timed passes over the mix, with the answer cache as
  * the responder configures it (10,000 entries) and without one. What a query costs beyond this is
  * the socket's (see `bench/dns-ab.ts`, whose Node UDP echo reference measures that).
+ *
+ * BENCH_CALLGRIND=1: instructions per query instead of CPU time (valgrind callgrind's Ir on the
+ * main thread, which a loaded machine does not move): the script runs itself under valgrind, each
+ * pass is one warm-up pass over the whole mix uninstrumented, then one counted pass over it.
  */
 const INSTANCES = Number(process.env.BENCH_DNS_INSTANCES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -19,6 +32,9 @@ const QUESTIONS =
   process.env.BENCH_DNS_QUESTIONS === undefined ? undefined : Number(process.env.BENCH_DNS_QUESTIONS);
 /** Only the variant whose name starts with this (`cache`, `no cache`), e.g. for a profile. */
 const VARIANT = process.env.BENCH_VARIANT;
+const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
+/** Set in the copy of this script that runs under valgrind. */
+const UNDER_VALGRIND = process.env.BENCH_UNDER_VALGRIND === '1';
 const TYPES: Record<string, number> = { A: 1, NS: 2, SOA: 6, TXT: 16, AAAA: 28, SRV: 33, SVCB: 64 };
 
 interface Registry {
@@ -88,6 +104,24 @@ function pass(loaded: Loaded, cache: unknown): { us: number; bytes: number } {
 
 const roots = process.argv.slice(2).map((root) => resolve(root));
 if (roots.length === 0) throw new Error('usage: tsx bench/dns-handler.ts <checkout> [<checkout>…]');
+if (CALLGRIND && !UNDER_VALGRIND) {
+  const dir = mkdtempSync(join(tmpdir(), 'reach-dns-handler-cg-'));
+  try {
+    const child = spawnSync(
+      callgrindLauncher(join(dir, 'callgrind.out'))[0]!,
+      [
+        ...callgrindLauncher(join(dir, 'callgrind.out')).slice(1),
+        process.execPath,
+        ...process.execArgv,
+        ...process.argv.slice(1),
+      ],
+      { stdio: 'inherit', env: { ...process.env, BENCH_UNDER_VALGRIND: '1' } },
+    );
+    process.exit(child.status ?? 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 const loaded: Loaded[] = [];
 for (const root of roots) loaded.push(await load(root));
 process.stdout.write(`${INSTANCES} instances, ${loaded[0]!.queries.length} questions\n`);
@@ -101,10 +135,42 @@ for (let round = 0; round < ROUNDS; round++) {
     for (const [name, cache] of variants.filter(
       ([name]) => VARIANT === undefined || name.startsWith(VARIANT),
     )) {
+      if (UNDER_VALGRIND) {
+        const r = await countedPass(l, cache);
+        process.stdout.write(
+          `${l.root} ${name}: ${Math.round(r.instructions).toLocaleString('en-US')} instructions/query avg reply ${r.bytes.toFixed(0)} B\n`,
+        );
+        continue;
+      }
       const r = pass(l, cache);
       process.stdout.write(
         `${l.root} ${name}: ${r.us.toFixed(2)} µs CPU/query avg reply ${r.bytes.toFixed(0)} B\n`,
       );
     }
   }
+}
+
+/** One pass over the whole mix uninstrumented, then one counted: main-thread instructions per query. */
+async function countedPass(loaded: Loaded, cache: unknown): Promise<{ instructions: number; bytes: number }> {
+  const { zone, registry, queries } = loaded;
+  const all = () => {
+    let bytes = 0;
+    for (const query of queries) bytes += registry.handleMessage(zone, query, 'udp', cache)?.length ?? 0;
+    return bytes;
+  };
+  all();
+  // callgrind_control waits for valgrind to look for commands, which it does while a thread runs.
+  const control = async (args: string[]) =>
+    threadInstructions(
+      await callgrindControl(process.pid, args, () => new Promise((done) => setTimeout(done, 5))),
+    );
+  await control(['-i', 'on']);
+  const before = await control(['-e', 'Ir']);
+  const bytes = all();
+  const after = await control(['-e', 'Ir']);
+  await control(['-i', 'off']);
+  return {
+    instructions: (instructionsBetween(before, after).get(1) ?? 0) / queries.length,
+    bytes: bytes / queries.length,
+  };
 }

@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
 import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
+import {
+  callgrindControl,
+  callgrindLauncher,
+  instructionsBetween,
+  threadInstructions,
+} from './lib/callgrind.js';
 import { cpuDuring } from './lib/cpu.js';
 import {
   formatSummary,
@@ -182,26 +188,10 @@ for (const target of targets) {
  * under valgrind even so) and on only for them; instruction counts do not move with machine load.
  */
 async function instructionsPerRegistration(): Promise<void> {
-  const { execFile } = await import('node:child_process');
-  const { promisify } = await import('node:util');
-  const run = promisify(execFile);
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'reach-register-cg-'));
-  // callgrind_control waits for valgrind to poll its command, which an idle event loop does not do.
-  const control = async (url: string, pid: number, args: string[]) => {
-    let done = false;
-    const poke = (async () => {
-      while (!done) await fetch(`${url}/healthz`).catch(() => undefined);
-    })();
-    try {
-      return (await run('callgrind_control', [...args, String(pid)])).stdout;
-    } finally {
-      done = true;
-      await poke;
-    }
-  };
   try {
     for (const [i, root] of roots.entries()) {
       const registry = await startRegistryProcess(
@@ -209,28 +199,26 @@ async function instructionsPerRegistration(): Promise<void> {
         {},
         {
           root,
-          launcher: [
-            'valgrind',
-            '--tool=callgrind',
-            '--instr-atstart=no',
-            '--smc-check=all-non-file',
-            `--callgrind-out-file=${join(dir, `callgrind.${i}.out`)}`,
-          ],
+          launcher: callgrindLauncher(join(dir, `callgrind.${i}.out`)),
           startTimeoutMs: 600_000,
         },
       );
+      const control = async (args: string[]) =>
+        threadInstructions(
+          await callgrindControl(registry.pid, args, () => fetch(`${registry.url}/healthz`)),
+        );
       try {
         await registerMany(registry.url, INSTANCES);
         await registerMany(registry.url, 500);
-        await control(registry.url, registry.pid, ['-i', 'on']);
-        const before = threadInstructions(await control(registry.url, registry.pid, ['-e', 'Ir']));
+        await control(['-i', 'on']);
+        const before = await control(['-e', 'Ir']);
         await registerMany(registry.url, CALLGRIND);
-        const after = threadInstructions(await control(registry.url, registry.pid, ['-e', 'Ir']));
-        const per = (thread: (counts: Map<number, number>) => number) =>
-          Math.round((thread(after) - thread(before)) / CALLGRIND);
-        const all = (counts: Map<number, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
+        const after = await control(['-e', 'Ir']);
+        const delta = instructionsBetween(before, after);
+        const all = [...delta.values()].reduce((a, b) => a + b, 0);
+        const per = (ir: number) => Math.round(ir / CALLGRIND);
         process.stdout.write(
-          `${root}: ${per((c) => c.get(1) ?? 0)} instructions per registration on the main thread, ${per(all)} in all threads (${CALLGRIND} registrations)\n`,
+          `${root}: ${per(delta.get(1) ?? 0)} instructions per registration on the main thread, ${per(all)} in all threads (${CALLGRIND} registrations)\n`,
         );
       } finally {
         await registry.stop();
@@ -239,12 +227,4 @@ async function instructionsPerRegistration(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** `callgrind_control -e Ir` output (`Th 1  313,087,435` lines) as instructions by thread. */
-function threadInstructions(text: string): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const [, thread, ir] of text.matchAll(/Th\s*(\d+)\s+([\d,]+)/g))
-    counts.set(Number(thread), Number(ir!.replaceAll(',', '')));
-  return counts;
 }

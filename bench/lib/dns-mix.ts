@@ -79,8 +79,16 @@ export function describeMix(mix: MixQuestion[]): string {
   return [...counts].map(([kind, n]) => `${kind} ${n}`).join(', ');
 }
 
-/** Asks every question over UDP (EDNS 1232), `concurrency` at a time; resolves with the raw replies. */
-export function askAll(port: number, mix: MixQuestion[], concurrency = 64): Promise<Buffer[]> {
+/**
+ * Asks every question over UDP (EDNS 1232), `concurrency` at a time, each up to 3 times `timeoutMs`
+ * apart; resolves with the raw replies.
+ */
+export function askAll(
+  port: number,
+  mix: MixQuestion[],
+  concurrency = 64,
+  timeoutMs = 1000,
+): Promise<Buffer[]> {
   const socket = createSocket('udp4');
   const replies: Buffer[] = new Array(mix.length);
   const waiting = new Map<number, { index: number; tries: number; timer: NodeJS.Timeout }>();
@@ -93,10 +101,13 @@ export function askAll(port: number, mix: MixQuestion[], concurrency = 64): Prom
       const timer = setTimeout(() => {
         waiting.delete(id);
         if (tries >= 3) {
+          for (const other of waiting.values()) clearTimeout(other.timer);
+          waiting.clear();
+          next = mix.length;
           socket.close();
           reject(new Error(`no answer from port ${port} for ${q.name} ${q.type} after 3 tries`));
         } else send(index, tries + 1);
-      }, 1000);
+      }, timeoutMs);
       waiting.set(id, { index, tries, timer });
       socket.send(queryPacket(q.name, q.type === 'SVCB' ? 'UNKNOWN_64' : q.type, id), port, '127.0.0.1');
     };

@@ -48,9 +48,16 @@ export async function startRegistryProcess(
   controlPlane: ControlPlaneExtras = {},
   /**
    * Another checkout's registry (a worktree of an older commit, for A/B runs), node flags, and a
-   * command to run node under (e.g. valgrind and its flags; then allow a longer start).
+   * command to run node under (e.g. valgrind and its flags; then allow a longer start), and a file
+   * its stdout is appended to (instead of BENCH_REGISTRY_STDOUT's).
    */
-  source: { root?: string; nodeFlags?: string[]; launcher?: string[]; startTimeoutMs?: number } = {},
+  source: {
+    root?: string;
+    nodeFlags?: string[];
+    launcher?: string[];
+    startTimeoutMs?: number;
+    stdoutFile?: string;
+  } = {},
   dns: DnsExtras = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
@@ -74,7 +81,8 @@ ${Object.entries(dns)
   .join('')}${storageYaml}`;
   writeFileSync(join(dir, 'reach.yaml'), config);
   const [command, ...launcherArgs] = [...(source.launcher ?? []), process.execPath];
-  const stdout = STDOUT === undefined ? undefined : openSync(STDOUT, 'a');
+  const stdoutFile = source.stdoutFile ?? STDOUT;
+  const stdout = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'a');
   const child: ChildProcess = spawn(
     command!,
     [
