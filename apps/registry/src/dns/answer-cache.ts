@@ -20,8 +20,11 @@ interface Cached {
 export class AnswerCache {
   private readonly maxEntries: number;
   private snapshot: ZoneSnapshot | undefined;
-  private readonly replies = new Map<string, Cached>();
-  private readonly byName = new Map<string, Set<string>>();
+  /** Replies by the query's bytes after its ID, one map per transport (a key needs no transport prefix). */
+  private readonly replies = { udp: new Map<string, Cached>(), tcp: new Map<string, Cached>() };
+  /** Under each zone name, the UDP and TCP keys of the replies about it. */
+  private readonly byName = new Map<string, { udp: string[]; tcp: string[] }>();
+  private entries = 0;
 
   /**
    * @param maxEntries entries kept; past them new replies are not kept (until zone changes drop some).
@@ -35,14 +38,14 @@ export class AnswerCache {
 
   /** Entries held now (both transports). */
   get size(): number {
-    return this.replies.size;
+    return this.entries;
   }
 
   /** The cached reply to `msg` under `snapshot`, with `msg`'s ID written in, or undefined. */
   get(snapshot: ZoneSnapshot, msg: Buffer, transport: Transport): Buffer | undefined {
     if (msg.length > MAX_KEY_BYTES) return undefined;
     this.follow(snapshot);
-    const cached = this.replies.get(keyOf(msg, transport));
+    const cached = this.replies[transport].get(keyOf(msg));
     if (cached === undefined) return undefined;
     // A fresh buffer: the stored one must not change while a send still holds this one.
     const reply = Buffer.allocUnsafe(cached.reply.length);
@@ -67,17 +70,20 @@ export class AnswerCache {
   ): void {
     if (msg.length > MAX_KEY_BYTES) return;
     this.follow(snapshot);
-    if (this.replies.size >= this.maxEntries) return;
-    const key = keyOf(msg, transport);
+    if (this.entries >= this.maxEntries) return;
+    const key = keyOf(msg);
+    const replies = this.replies[transport];
+    if (replies.has(key)) return;
     // Kept as it is: a reply is never written after it is made (hits are copies).
-    this.replies.set(key, { reply, serialAt });
+    replies.set(key, { reply, serialAt });
+    this.entries++;
     if (owner === undefined) return;
     let keys = this.byName.get(owner);
     if (keys === undefined) {
-      keys = new Set();
+      keys = { udp: [], tcp: [] };
       this.byName.set(owner, keys);
     }
-    keys.add(key);
+    keys[transport].push(key);
   }
 
   /** Catches up with `snapshot`: drops the replies of every name changed since the last one seen. */
@@ -97,16 +103,19 @@ export class AnswerCache {
     for (const name of names) {
       const keys = this.byName.get(name);
       if (keys === undefined) continue;
-      for (const key of keys) this.replies.delete(key);
+      for (const key of keys.udp) if (this.replies.udp.delete(key)) this.entries--;
+      for (const key of keys.tcp) if (this.replies.tcp.delete(key)) this.entries--;
       this.byName.delete(name);
     }
   }
 
   private clear(): void {
-    this.replies.clear();
+    this.replies.udp.clear();
+    this.replies.tcp.clear();
     this.byName.clear();
+    this.entries = 0;
   }
 }
 
-const keyOf = (msg: Buffer, transport: Transport): string =>
-  (transport === 'udp' ? 'u' : 't') + msg.toString('latin1', 2);
+/** A flat string of the bytes after the ID (no prefix to concatenate: that made a string to flatten before hashing). */
+const keyOf = (msg: Buffer): string => msg.toString('latin1', 2);

@@ -17,31 +17,9 @@ const CLASS_ANY = 255;
 /** ASCII-only lower-casing (RFC 4343): other octets never match a zone label anyway. */
 const lowerOctet = (c: number): number => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
-/** Whether a label's octets spell `text` (lower-case), ignoring ASCII case. */
-function labelIs(label: Buffer, text: string): boolean {
-  if (label.length !== text.length) return false;
-  for (let i = 0; i < label.length; i++) if (lowerOctet(label[i]!) !== text.charCodeAt(i)) return false;
-  return true;
-}
-
-/** A zone label's octets lower-case: letters, digits, `-` and `_`; undefined when it has any other octet. */
-function zoneLabel(label: Buffer): string | undefined {
-  let upper = false;
-  for (let i = 0; i < label.length; i++) {
-    const c = label[i]!;
-    if (c >= 0x61 && c <= 0x7a) continue; // a-z
-    if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f) continue; // 0-9 - _
-    if (c >= 0x41 && c <= 0x5a)
-      upper = true; // A-Z
-    else return undefined;
-  }
-  const text = label.toString('latin1');
-  return upper ? text.toLowerCase() : text;
-}
-
-/** Finds a question name in the zone, case-insensitively. */
-export function locate(snapshot: ZoneSnapshot, labels: readonly Buffer[]): Location {
-  return locateName(snapshot, relativeName(snapshot, labels));
+/** Finds a question name (wire form with its root byte, as in DnsQuery.qname) in the zone, case-insensitively. */
+export function locate(snapshot: ZoneSnapshot, qname: Buffer): Location {
+  return locateName(snapshot, relativeName(snapshot, qname));
 }
 
 function locateName(snapshot: ZoneSnapshot, name: string | null | undefined): Location {
@@ -53,21 +31,39 @@ function locateName(snapshot: ZoneSnapshot, name: string | null | undefined): Lo
   return { kind: 'nxdomain' };
 }
 
-/** The question's name relative to the apex, lower-case; undefined outside the zone, null for a label no zone name has. */
-function relativeName(snapshot: ZoneSnapshot, labels: readonly Buffer[]): string | null | undefined {
-  const apex = snapshot.apexLabels;
-  const relativeCount = labels.length - apex.length;
-  if (relativeCount < 0) return undefined;
-  for (let i = 0; i < apex.length; i++) {
-    if (!labelIs(labels[relativeCount + i]!, apex[i]!)) return undefined;
+/** The relative name is spelled here (lower-case, dots between labels) and read out as one string. */
+const spelled = Buffer.alloc(255);
+
+/**
+ * The question's name relative to the apex, lower-case, with dots between labels; undefined outside
+ * the zone, null for a label no zone name can have (zone labels are letters, digits, `-` and `_`).
+ * Read from the name's wire bytes with no string or view per label: this runs for every query.
+ */
+function relativeName(snapshot: ZoneSnapshot, qname: Buffer): string | null | undefined {
+  // The apex's wire form ends the name (its root byte included); it must start at a label boundary.
+  const apexAt = qname.length - snapshot.apexWireLength;
+  if (apexAt < 0) return undefined;
+  let at = 0;
+  while (at < apexAt) at += 1 + qname[at]!;
+  if (at !== apexAt) return undefined;
+  const apex = snapshot.apexWire;
+  for (let i = 0; i < apex.length; i++) if (lowerOctet(qname[apexAt + i]!) !== apex[i]) return undefined;
+  if (apexAt === 0) return '';
+  // Each length octet becomes a dot (the first one is left out).
+  for (let i = 1; i < apexAt; ) {
+    const end = i + qname[i - 1]!;
+    for (; i < end; i++) {
+      let c = qname[i]!;
+      if (c >= 0x41 && c <= 0x5a)
+        c |= 0x20; // A-Z
+      else if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f))
+        return null; // not a-z 0-9 - _
+      spelled[i - 1] = c;
+    }
+    spelled[i - 1] = 0x2e;
+    i += 1;
   }
-  let relative = '';
-  for (let i = 0; i < relativeCount; i++) {
-    const label = zoneLabel(labels[i]!);
-    if (label === undefined) return null;
-    relative = i === 0 ? label : `${relative}.${label}`;
-  }
-  return relative;
+  return spelled.toString('latin1', 0, apexAt - 1);
 }
 
 const refused: Sections = {
@@ -96,7 +92,9 @@ function glueFor(
   limit: number,
 ): WireRrSet[] {
   // An answer past the message limit is truncated, and a truncated answer carries no additional data.
-  if (wires.reduce((n, wire) => n + wire.size, 0) > limit) return [];
+  let size = 0;
+  for (let i = 0; i < wires.length; i++) size += wires[i]!.size;
+  if (size > limit) return [];
   const single = wires.length === 1 ? wires[0]! : undefined;
   const cached = single === undefined ? undefined : glueCache.get(single);
   if (cached !== undefined) return cached;
@@ -105,16 +103,21 @@ function glueFor(
   return additional;
 }
 
+const GLUE_TYPES = [RRTYPE.A, RRTYPE.AAAA];
+
 function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): WireRrSet[] {
   const additional: WireRrSet[] = [];
-  const seen = new Set<string>();
+  let seen: Set<string> | undefined;
   for (const set of answered) {
-    for (const name of set.glueNames()) {
+    const names = set.glueNames();
+    if (names.length === 0) continue;
+    seen ??= new Set();
+    for (const name of names) {
       if (seen.has(name)) continue;
       seen.add(name);
       const target = snapshot.nodes.get(name);
       if (target === undefined) continue;
-      for (const type of [RRTYPE.A, RRTYPE.AAAA]) {
+      for (const type of GLUE_TYPES) {
         const glue = target.rrsets.get(type);
         if (glue === undefined) continue;
         if (target !== node) additional.push(glue.ownedWire(target.wire));
@@ -132,7 +135,7 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
  */
 export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX_SET_BYTES): Sections {
   if (query.qclass !== CLASS_IN && query.qclass !== CLASS_ANY) return refused;
-  const relative = relativeName(snapshot, query.labels);
+  const relative = relativeName(snapshot, query.qname);
   const where = locateName(snapshot, relative);
   if (where.kind === 'outside') return refused;
   // Names no zone name can match (null) never change, so their answers are kept under no name.

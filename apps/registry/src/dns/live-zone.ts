@@ -2,7 +2,7 @@ import { DnsNames, indexTxtStrings } from '@agent-reach/sdk/protocol';
 import { type SrvWeight, wireWeight } from '../weights/weight-of.js';
 import { ChangeLog } from './change-log.js';
 import { InstanceEntry, type InstanceWeights } from './instance-entry.js';
-import { absoluteName, ancestorsOf, labelsToWire } from './names.js';
+import { absoluteName, ancestorsOf, labelsToWire, nameToWire } from './names.js';
 import { FixedRrSet, RecordSet } from './record-set.js';
 import { addressRr, nsRr, RRTYPE, rdataUInt16, soaRr, txtRr, type ZoneRr } from './rr.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
@@ -98,13 +98,13 @@ export class LiveZone {
   private readonly generic: RecordSet;
   private readonly genericNode = new SharedNode(DnsNames.genericSrv);
   private readonly apexNode = new SharedNode(DnsNames.apex);
-  private readonly apexLabels: readonly string[];
+  private readonly apexWire: Buffer;
   private readonly touched = new Set<string>();
   private indexStale = true;
 
   constructor(private readonly settings: ZoneSettings) {
     const { apex, ttl } = settings;
-    this.apexLabels = apex.split('.');
+    this.apexWire = nameToWire(apex);
     this.generic = new RecordSet(RRTYPE.SRV, ttl);
     this.genericNode.rrsets.set(RRTYPE.SRV, this.generic);
     // The SOA goes first (ANY lists it first); its serial is filled in per snapshot.
@@ -133,8 +133,8 @@ export class LiveZone {
     const { apex, ttl } = this.settings;
     return {
       apex,
-      apexLabels: this.apexLabels,
-      apexWireLength: apex.length + 2,
+      apexWire: this.apexWire,
+      apexWireLength: this.apexWire.length,
       serial,
       ttl,
       soa,

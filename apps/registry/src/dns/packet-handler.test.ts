@@ -161,6 +161,28 @@ describe('handleMessage', () => {
     }
   });
 
+  it('reads the question name from its wire bytes: case, label boundaries and octets no zone label has', () => {
+    // A one-letter A query with its name replaced by these labels (wire form, root byte added).
+    const asking = (...labels: string[]) => {
+      const msg = query('x', 'A');
+      const name = Buffer.concat([
+        ...labels.map((l) => Buffer.from([l.length, ...Buffer.from(l, 'latin1')])),
+        Buffer.from([0]),
+      ]);
+      return Buffer.concat([msg.subarray(0, 12), name, msg.subarray(15)]);
+    };
+    expect(ask(zone, asking('summarizer-a1', 'agents', 'internal')).answers).toHaveLength(1);
+    // The apex's wire octets inside one label under the root are not the apex.
+    expect(ask(zone, asking('\x06agents\x08internal')).rcode).toBe('REFUSED');
+    // A dot inside a label names nothing in the zone.
+    expect(ask(zone, asking('summarizer.a1', 'agents', 'internal')).rcode).toBe('NXDOMAIN');
+    expect(ask(zone, asking('Summarizer-A1', 'AGENTS', 'internal')).answers).toHaveLength(1);
+    const svcb = ask(zone, query('_Summarize._A2A._AGENTS.Agents.Internal', SVCB));
+    expect(svcb.rcode).toBe('NOERROR');
+    expect(svcb.answers).toHaveLength(1);
+    expect(svcb.questions?.[0]?.name).toBe('_Summarize._A2A._AGENTS.Agents.Internal');
+  });
+
   it('answers the apex SOA, NS with glue, TXT index and ANY', () => {
     const soa = ask(zone, query('agents.internal', 'SOA'));
     expect(soa.answers).toMatchObject([

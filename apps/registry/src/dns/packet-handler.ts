@@ -33,7 +33,7 @@ const OPT_RR_SIZE = 11;
 /** Where a negative answer's authority SOA keeps its serial (the last RR before any OPT), or -1. */
 function serialOffset(query: DnsQuery, sections: Sections, reply: Buffer): number {
   const soaSent =
-    sections.answer.length === 0 && sections.authority.length === 1 && reply.readUInt16BE(8) === 1;
+    sections.answer.length === 0 && sections.authority.length === 1 && reply[8] === 0 && reply[9] === 1;
   if (!soaSent) return -1;
   return reply.length - (query.edns === undefined ? 0 : OPT_RR_SIZE) - SOA_TAIL;
 }

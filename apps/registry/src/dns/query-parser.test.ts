@@ -32,7 +32,6 @@ describe('parseQuery', () => {
     expect(parsed.kind).toBe('query');
     if (parsed.kind !== 'query') return;
     expect(parsed.query.id).toBe(0x1234);
-    expect(parsed.query.labels.map(String)).toEqual(['Agents', 'Internal']);
     expect(parsed.query.qname).toEqual(question.subarray(0, 17));
     expect([parsed.query.qtype, parsed.query.qclass]).toEqual([33, 1]);
     expect(parsed.query.edns).toEqual({ udpSize: 4096, version: 0, dnssecOk: true });

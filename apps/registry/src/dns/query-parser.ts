@@ -12,10 +12,8 @@ export interface DnsQuery {
   id: number;
   /** The header's second 16-bit word as sent (opcode, RD, CD ...). */
   flags: number;
-  /** The question name exactly as sent, in wire form with its root byte (a view of the message). */
+  /** The question name exactly as sent (labels in wire form, case as sent, then the root byte): a view of the message. */
   qname: Buffer;
-  /** The question name's labels (raw bytes, case as sent; views of the message). */
-  labels: Buffer[];
   qtype: number;
   qclass: number;
   edns: Edns | undefined;
@@ -35,9 +33,8 @@ const MAX_NAME = 255;
 
 class Malformed extends Error {}
 
-/** Reads an uncompressed name at `offset`; returns its labels and the offset after it. */
-function readQuestionName(msg: Buffer, offset: number): { labels: Buffer[]; next: number } {
-  const labels: Buffer[] = [];
+/** Checks the uncompressed name at `offset` and returns the offset after it (no view per label: this runs per packet). */
+function readQuestionName(msg: Buffer, offset: number): number {
   let at = offset;
   for (;;) {
     if (at >= msg.length) throw new Malformed('name runs past the message');
@@ -46,26 +43,25 @@ function readQuestionName(msg: Buffer, offset: number): { labels: Buffer[]; next
     if (len > 63) throw new Malformed('compressed or extended label in the question');
     if (at + 1 + len > msg.length) throw new Malformed('label runs past the message');
     if (at + 1 + len - offset > MAX_NAME) throw new Malformed('name longer than 255 octets');
-    if (len === 0) return { labels, next: at + 1 };
-    labels.push(msg.subarray(at + 1, at + 1 + len));
+    if (len === 0) return at + 1;
     at += 1 + len;
   }
 }
 
-/** Skips a possibly compressed name in the additional section; pointers may only point backwards. */
-function skipName(msg: Buffer, offset: number): { next: number; root: boolean } {
+/** Skips a possibly compressed name in the additional section and returns the offset after it; pointers may only point backwards. */
+function skipName(msg: Buffer, offset: number): number {
   let at = offset;
   let length = 0;
   for (let hops = 0; hops < 128; ) {
     if (at >= msg.length) throw new Malformed('name runs past the message');
     const len = msg[at]!;
-    if (len === 0) return { next: at + 1, root: at === offset };
+    if (len === 0) return at + 1;
     if ((len & 0xc0) === 0xc0) {
       if (at + 1 >= msg.length) throw new Malformed('pointer runs past the message');
       const target = ((len & 0x3f) << 8) | msg[at + 1]!;
       if (target >= at) throw new Malformed('forward compression pointer');
       checkPointerChain(msg, target, length, hops + 1);
-      return { next: at + 2, root: false };
+      return at + 2;
     }
     if (len > 63) throw new Malformed('extended label type');
     length += len + 1;
@@ -112,52 +108,53 @@ function readOpt(msg: Buffer, at: number, rdlength: number, ttlWord: number, udp
   return { udpSize, version: (ttlWord >>> 16) & 0xff, dnssecOk: (ttlWord & 0x8000) !== 0 };
 }
 
-function parseBody(msg: Buffer): { labels: Buffer[]; qnameEnd: number; edns: Edns | undefined } {
-  const { labels, next } = readQuestionName(msg, HEADER);
-  if (next + 4 > msg.length) throw new Malformed('question runs past the message');
-  let at = next + 4;
+/** The question's end (past its name) and the EDNS part, after checking every additional RR. */
+function parseBody(msg: Buffer): { qnameEnd: number; edns: Edns | undefined } {
+  const qnameEnd = readQuestionName(msg, HEADER);
+  if (qnameEnd + 4 > msg.length) throw new Malformed('question runs past the message');
+  let at = qnameEnd + 4;
   let edns: Edns | undefined;
-  const arcount = msg.readUInt16BE(10);
+  const arcount = (msg[10]! << 8) | msg[11]!;
   for (let i = 0; i < arcount; i++) {
-    const name = skipName(msg, at);
-    at = name.next;
+    const owner = at;
+    at = skipName(msg, at);
     if (at + 10 > msg.length) throw new Malformed('RR header runs past the message');
     const type = msg.readUInt16BE(at);
     const rdlength = msg.readUInt16BE(at + 8);
     if (at + 10 + rdlength > msg.length) throw new Malformed('RDATA runs past the message');
     if (type === RRTYPE.OPT) {
       if (edns !== undefined) throw new Malformed('more than one OPT RR');
-      if (!name.root) throw new Malformed('OPT owner is not the root');
+      if (at !== owner + 1) throw new Malformed('OPT owner is not the root');
       edns = readOpt(msg, at + 10, rdlength, msg.readUInt32BE(at + 4), msg.readUInt16BE(at + 2));
     }
     at += 10 + rdlength;
   }
   if (at !== msg.length) throw new Malformed('trailing bytes after the last RR');
-  return { labels, qnameEnd: next, edns };
+  return { qnameEnd, edns };
 }
 
 /** Parses a message from the wire; never throws, whatever the bytes. */
 export function parseQuery(msg: Buffer): ParsedMessage {
   if (msg.length < HEADER) return { kind: 'drop' };
-  const id = msg.readUInt16BE(0);
-  const flags = msg.readUInt16BE(2);
+  // Octets read directly (this runs per packet; readUInt16BE checks bounds the length check above made).
+  const id = (msg[0]! << 8) | msg[1]!;
+  const flags = (msg[2]! << 8) | msg[3]!;
   // Never answer a response: two servers could echo each other forever.
   if ((flags & 0x8000) !== 0) return { kind: 'drop' };
   const opcode = (flags >> 11) & 0xf;
   if (opcode !== 0) return { kind: 'error', rcode: RCODE.NOTIMP, id, flags };
-  const counts = [msg.readUInt16BE(4), msg.readUInt16BE(6), msg.readUInt16BE(8)];
-  if (counts[0] !== 1 || counts[1] !== 0 || counts[2] !== 0)
+  // QDCOUNT 1, ANCOUNT and NSCOUNT 0.
+  if (msg[4] !== 0 || msg[5] !== 1 || msg[6] !== 0 || msg[7] !== 0 || msg[8] !== 0 || msg[9] !== 0)
     return { kind: 'error', rcode: RCODE.FORMERR, id, flags };
   try {
-    const { labels, qnameEnd, edns } = parseBody(msg);
-    // Views of `msg`, not copies: a query is answered within the task that received it.
+    const { qnameEnd, edns } = parseBody(msg);
+    // A view of `msg`, not a copy: a query is answered within the task that received it.
     const query: DnsQuery = {
       id,
       flags,
       qname: msg.subarray(HEADER, qnameEnd),
-      labels,
-      qtype: msg.readUInt16BE(qnameEnd),
-      qclass: msg.readUInt16BE(qnameEnd + 2),
+      qtype: (msg[qnameEnd]! << 8) | msg[qnameEnd + 1]!,
+      qclass: (msg[qnameEnd + 2]! << 8) | msg[qnameEnd + 3]!,
       edns,
     };
     return { kind: 'query', query };

@@ -3,14 +3,19 @@ import { encodeRrs, type WireRrSet, wireRrSize } from './rrset-wire.js';
 import { SortedMembers } from './sorted-members.js';
 import type { RrSet } from './zone-node.js';
 
-function uniqueGlue(rrs: Iterable<ZoneRr>, count: number): string[] {
-  const names = new Set<string>();
+/** Shared by every set without glue (most are: an instance's own A and SVCB are made per answer). */
+const NO_GLUE: readonly string[] = [];
+
+function uniqueGlue(rrs: Iterable<ZoneRr>, count: number): readonly string[] {
+  let names: Set<string> | undefined;
   let seen = 0;
   for (const rr of rrs) {
     if (seen++ >= count) break;
-    if (rr.glue !== undefined) names.add(rr.glue);
+    if (rr.glue === undefined) continue;
+    names ??= new Set();
+    names.add(rr.glue);
   }
-  return [...names];
+  return names === undefined ? NO_GLUE : [...names];
 }
 
 /** A set's answer encoding, made on first read of its octets: a UDP answer truncated by `size` never encodes. */

@@ -32,7 +32,11 @@ export function udpLimit(query: DnsQuery): number {
   return Math.min(ADVERTISED_UDP_SIZE, Math.max(512, query.edns.udpSize));
 }
 
-const sizeOf = (sets: readonly WireRrSet[]): number => sets.reduce((n, set) => n + set.size, 0);
+function sizeOf(sets: readonly WireRrSet[]): number {
+  let size = 0;
+  for (let i = 0; i < sets.length; i++) size += sets[i]!.size;
+  return size;
+}
 
 /** Keeps the leading RRs of `sets` that fit in `room` octets (TCP answers past 64 KiB). */
 function trim(sets: readonly WireRrSet[], room: number): WireRrSet[] {
@@ -62,15 +66,23 @@ function trim(sets: readonly WireRrSet[], room: number): WireRrSet[] {
 
 function copySets(buf: Buffer, at: number, sets: readonly WireRrSet[], pointer: number): number {
   let offset = at;
-  for (const set of sets) {
-    set.bytes.copy(buf, offset);
-    for (const patch of set.patches) buf.writeUInt16BE(pointer, offset + patch);
-    offset += set.bytes.length;
+  for (let i = 0; i < sets.length; i++) {
+    const { bytes, patches } = sets[i]!;
+    buf.set(bytes, offset);
+    for (let p = 0; p < patches.length; p++) {
+      buf[offset + patches[p]!] = pointer >> 8;
+      buf[offset + patches[p]! + 1] = pointer & 0xff;
+    }
+    offset += bytes.length;
   }
   return offset;
 }
 
-const countOf = (sets: readonly WireRrSet[]): number => sets.reduce((n, set) => n + set.count, 0);
+function countOf(sets: readonly WireRrSet[]): number {
+  let count = 0;
+  for (let i = 0; i < sets.length; i++) count += sets[i]!.count;
+  return count;
+}
 
 /**
  * Encodes a response to `query` within `limit` octets: the question copied as asked, then the
@@ -96,13 +108,14 @@ export function writeResponse(
     answer = limit >= MAX_TCP_MESSAGE ? trim(answer, limit - fixed) : [];
     size = fixed + sizeOf(answer);
   }
-  const additional: WireRrSet[] = [];
-  if (!truncated) {
-    for (const set of sections.additional) {
-      if (size + set.size > limit) break;
-      additional.push(set);
-      size += set.size;
-    }
+  // The leading additional sets that fit (most answers have none).
+  let additional: readonly WireRrSet[] = sections.additional;
+  if (truncated) additional = [];
+  else if (additional.length > 0) {
+    let kept = 0;
+    for (; kept < additional.length && size + additional[kept]!.size <= limit; kept++)
+      size += additional[kept]!.size;
+    if (kept < additional.length) additional = additional.slice(0, kept);
   }
   // Every octet is written below.
   const buf = Buffer.allocUnsafe(size);

@@ -11,8 +11,8 @@ export type { RrSet, RrSetsByType, ZoneNode } from './zone-node.js';
 export interface ZoneSnapshot {
   /** Zone name without trailing dot, lower-case. */
   readonly apex: string;
-  /** The apex's labels, for matching question names. */
-  readonly apexLabels: readonly string[];
+  /** The apex in wire form with its root byte, lower-case: the end of every question name in the zone. */
+  readonly apexWire: Buffer;
   /** The apex's wire length including the root byte. */
   readonly apexWireLength: number;
   readonly serial: number;
