@@ -4,7 +4,7 @@ import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { udpAsk } from '../testing/udp-ask.js';
-import { type DnsResponder, startDnsResponder } from './responder.js';
+import { answerUdp, type DnsResponder, startDnsResponder } from './responder.js';
 import { Zone } from './zone.js';
 
 type Reply = DecodedPacket & { rcode: string; answers: { type: string }[] };
@@ -156,5 +156,29 @@ describe('startDnsResponder', () => {
     const again = await startDnsResponder({ zone, port: own.port });
     expect(again.port).toBe(own.port);
     await again.stop();
+  });
+});
+
+describe('answerUdp', () => {
+  it('drops a datagram from port 0 (only a forged one has it) and answers the next one', async () => {
+    const source = new FakeInstanceSource();
+    source.put(makeInstance('worker-0001', { host: '10.3.0.1', capabilities: ['crunch'] }));
+    const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15 });
+    const server = createSocket('udp4');
+    await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
+    const errors: Error[] = [];
+    answerUdp(server, zone, undefined, (error) => errors.push(error));
+    try {
+      const msg = query('worker-0001.agents.internal', 'A');
+      // dgram throws on a send to port 0: the listener must not get that far.
+      expect(() =>
+        server.emit('message', msg, { address: '127.0.0.1', family: 'IPv4', port: 0, size: msg.length }),
+      ).not.toThrow();
+      const reply = await udpAskReply(server.address().port, msg);
+      expect(reply.answers).toHaveLength(1);
+      expect(errors).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 });

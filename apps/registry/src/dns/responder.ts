@@ -36,8 +36,11 @@ export interface DnsResponder {
   stop(): Promise<void>;
 }
 
-/** Answers every query that arrives on `udp` from `zone`. */
-function answerUdp(
+/**
+ * Answers every query that arrives on `udp` from `zone`. A datagram from port 0 (only a forged one
+ * has it) is dropped: no reply can go there, and dgram throws on a send to it, which ended the thread.
+ */
+export function answerUdp(
   udp: UdpSocket,
   zone: SnapshotProvider,
   cache: AnswerCache | undefined,
@@ -48,6 +51,7 @@ function answerUdp(
     if (error) onError(error);
   };
   udp.on('message', (msg, rinfo) => {
+    if (rinfo.port === 0) return;
     const reply = handleMessage(zone, msg, 'udp', cache);
     if (reply !== null) udp.send(reply, rinfo.port, rinfo.address, sent);
   });
