@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { dnsPacket } from '../test/dns/dns-packet.js';
 import { requireTool } from '../test/harness/debian-tools.js';
 import { type RunningKnot, startKnot } from '../test/harness/knot.js';
 import { registerMany } from './lib/agents.js';
@@ -127,6 +128,7 @@ try {
         dnsperf(port, queries, { seconds: SECONDS, mode: MODE }),
       );
       const gcFrom = gcLog === undefined ? 0 : statSync(gcLog).size;
+      const serialFrom = gcLog === undefined ? 0 : await soaSerial(port);
       const latency = await dnsperf(port, queries, {
         seconds: LATENCY_SECONDS,
         mode: MODE,
@@ -140,7 +142,9 @@ try {
         `${name} ${MODE}: ${Math.round(result.qps)} q/s, ${us.toFixed(1)} µs CPU/query, avg ${result.avgResponseBytes} B, lost ${result.lost}, ${JSON.stringify(result.rcodes)}; at ${LATENCY_QPS} q/s p50 ${latency.latency!.p50.toFixed(2)} ms p99 ${latency.latency!.p99.toFixed(2)} ms\n`,
       );
       if (gcLog !== undefined)
-        process.stdout.write(`  GC during the latency run: ${gcSince(gcLog, gcFrom)}\n`);
+        process.stdout.write(
+          `  GC during the latency run: ${gcSince(gcLog, gcFrom)}; zone serial moved by ${(await soaSerial(port)) - serialFrom} (zone changes reached the responder)\n`,
+        );
     }
   }
 } finally {
@@ -255,4 +259,11 @@ function gcSince(file: string, from: number): string {
         `${isolate} ${e.count} ${[...e.kinds].join('/')} (max ${e.max.toFixed(2)} ms, total ${e.total.toFixed(2)} ms)`,
     )
     .join('; ');
+}
+
+/** The SOA serial a server answers for the zone now. */
+async function soaSerial(port: number): Promise<number> {
+  const [reply] = await askAll(port, [{ name: ZONE, type: 'SOA', kind: 'apex SOA' }]);
+  const answer = dnsPacket.decode(reply!).answers?.[0] as { data?: { serial?: number } } | undefined;
+  return answer?.data?.serial ?? Number.NaN;
 }
