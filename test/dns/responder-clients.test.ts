@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises';
+import { waitFor } from '@agent-reach/registry/testing';
 import { indexedCapabilities } from '@agent-reach/sdk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dig, flags, kdig, requireTool, section, status } from './dns-tools.js';
@@ -38,6 +39,12 @@ beforeAll(async () => {
         .instance_id,
     );
   }
+  // The responder thread applies a registration a moment after its 201 (in slices under load), in
+  // order: once it serves all 60 crunchers it serves everything registered before them too.
+  await waitFor('the responder to serve all 60 crunchers', async () => {
+    const srv = await dig(port, '+tcp', '_crunch._tcp.agents.internal', 'SRV');
+    return section(srv, 'ANSWER').length === 60;
+  });
 });
 
 afterAll(async () => {

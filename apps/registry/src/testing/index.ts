@@ -4,6 +4,7 @@ export { answerEveryName, queryBytes } from '../dns/zone-queries.js';
 export { FakeInstanceSource, makeInstance } from './fake-instance-source.js';
 export { GOVERNANCE_EXPECTED, GOVERNANCE_FIXTURE, GOVERNANCE_NOW_MS } from './governance-fixture.js';
 export { fuzzPacket, seededRandom } from './packet-fuzz.js';
+export { waitFor } from './store-contract/harness.js';
 export {
   describeStoreContract,
   type OpenStoreUnderTest,
