@@ -114,7 +114,7 @@ function parseBody(msg: Buffer): { qnameEnd: number; edns: Edns | undefined } {
   if (qnameEnd + 4 > msg.length) throw new Malformed('question runs past the message');
   let at = qnameEnd + 4;
   let edns: Edns | undefined;
-  const arcount = (msg[10]! << 8) | msg[11]!;
+  const arcount = msg.readUInt16BE(10);
   for (let i = 0; i < arcount; i++) {
     const owner = at;
     at = skipName(msg, at);
@@ -136,15 +136,14 @@ function parseBody(msg: Buffer): { qnameEnd: number; edns: Edns | undefined } {
 /** Parses a message from the wire; never throws, whatever the bytes. */
 export function parseQuery(msg: Buffer): ParsedMessage {
   if (msg.length < HEADER) return { kind: 'drop' };
-  // Octets read directly (this runs per packet; readUInt16BE checks bounds the length check above made).
-  const id = (msg[0]! << 8) | msg[1]!;
-  const flags = (msg[2]! << 8) | msg[3]!;
+  const id = msg.readUInt16BE(0);
+  const flags = msg.readUInt16BE(2);
   // Never answer a response: two servers could echo each other forever.
   if ((flags & 0x8000) !== 0) return { kind: 'drop' };
   const opcode = (flags >> 11) & 0xf;
   if (opcode !== 0) return { kind: 'error', rcode: RCODE.NOTIMP, id, flags };
   // QDCOUNT 1, ANCOUNT and NSCOUNT 0.
-  if (msg[4] !== 0 || msg[5] !== 1 || msg[6] !== 0 || msg[7] !== 0 || msg[8] !== 0 || msg[9] !== 0)
+  if (msg.readUInt16BE(4) !== 1 || msg.readUInt16BE(6) !== 0 || msg.readUInt16BE(8) !== 0)
     return { kind: 'error', rcode: RCODE.FORMERR, id, flags };
   try {
     const { qnameEnd, edns } = parseBody(msg);
@@ -153,8 +152,8 @@ export function parseQuery(msg: Buffer): ParsedMessage {
       id,
       flags,
       qname: msg.subarray(HEADER, qnameEnd),
-      qtype: (msg[qnameEnd]! << 8) | msg[qnameEnd + 1]!,
-      qclass: (msg[qnameEnd + 2]! << 8) | msg[qnameEnd + 3]!,
+      qtype: msg.readUInt16BE(qnameEnd),
+      qclass: msg.readUInt16BE(qnameEnd + 2),
       edns,
     };
     return { kind: 'query', query };
