@@ -233,15 +233,17 @@ async function instructionsPerReply(): Promise<void> {
         await registry.stop();
       }
     }
-    if (REFERENCES && referenceMix !== undefined) {
-      const reference = await startUdpEcho(callgrindLauncher(join(cgDir, 'callgrind.echo.out')));
+    // The floor, and the floor with a callback on every send (what that callback costs per reply).
+    for (const sendCallback of REFERENCES && referenceMix !== undefined ? [false, true] : []) {
+      const file = join(cgDir, `callgrind.echo-${sendCallback}.out`);
+      const reference = await startUdpEcho(callgrindLauncher(file), sendCallback);
       try {
         await count(
-          'node UDP echo (floor)',
+          sendCallback ? 'node UDP echo, a callback per send' : 'node UDP echo (floor)',
           reference.pid,
           reference.port,
           pokeUdp(reference.port),
-          referenceMix,
+          referenceMix!,
         );
       } finally {
         await reference.stop();

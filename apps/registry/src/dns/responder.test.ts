@@ -4,7 +4,7 @@ import dnsPacket, { type DecodedPacket } from 'dns-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { udpAsk } from '../testing/udp-ask.js';
-import { answerUdp, type DnsResponder, startDnsResponder } from './responder.js';
+import { answerUdp, type DnsResponder, startDnsResponder, UDP_SEND_CHECK_EVERY } from './responder.js';
 import { Zone } from './zone.js';
 
 type Reply = DecodedPacket & { rcode: string; answers: { type: string }[] };
@@ -177,6 +177,28 @@ describe('answerUdp', () => {
       const reply = await udpAskReply(server.address().port, msg);
       expect(reply.answers).toHaveLength(1);
       expect(errors).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('reports the error of one send in UDP_SEND_CHECK_EVERY (the others go without a callback)', async () => {
+    const source = new FakeInstanceSource();
+    source.put(makeInstance('worker-0001', { host: '10.3.0.1', capabilities: ['crunch'] }));
+    const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15 });
+    const server = createSocket('udp4');
+    await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
+    const errors: Error[] = [];
+    answerUdp(server, zone, undefined, (error) => errors.push(error));
+    try {
+      const msg = query('worker-0001.agents.internal', 'A');
+      // A reply to the broadcast address from a socket without SO_BROADCAST fails (EACCES).
+      const from = { address: '255.255.255.255', family: 'IPv4', port: 9, size: msg.length };
+      for (let i = 0; i < 2 * UDP_SEND_CHECK_EVERY; i++) server.emit('message', msg, from);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(errors.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['EACCES', 'EACCES']);
+      // The socket still answers.
+      expect((await udpAskReply(server.address().port, msg)).answers).toHaveLength(1);
     } finally {
       server.close();
     }
