@@ -9,7 +9,7 @@ import type {
 import type { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
 import type { ZoneExport } from './zone-file.js';
-import { sliceUpdate } from './zone-replica.js';
+import { encodedSlices } from './zone-replica.js';
 
 /** Set by `pnpm build` (scripts/build.ts): the bundled worker, relative to this source file. */
 declare const REACH_BUNDLED_RESPONDER: string | undefined;
@@ -128,9 +128,9 @@ export async function launchResponder<P extends ResponderPeer>(
 ): Promise<LaunchedResponder<P>> {
   let peer: P | undefined;
   // Updates are sent from a microtask or timer, so always after the worker below exists.
-  // Big updates go as slices, which the worker applies one per event-loop turn (sliceUpdate).
+  // Big updates go as slices, encoded, which the worker decodes and applies one per event-loop turn.
   const feed = new ZoneFeed(zone, (update) => {
-    for (const slice of sliceUpdate(update)) peer?.send({ kind: 'update', update: slice });
+    for (const encoded of encodedSlices(update)) peer?.send({ kind: 'update', encoded });
   });
   const data: ResponderWorkerData = {
     ...listen,

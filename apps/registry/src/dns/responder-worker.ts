@@ -6,7 +6,7 @@ import { type DnsResponder, startDnsResponder } from './responder.js';
 import type { ZoneSettings } from './zone.js';
 import { yieldToEventLoop, zoneFileChunks } from './zone-file.js';
 import { answerEveryName } from './zone-queries.js';
-import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
+import { decodeUpdate, ZoneReplica, type ZoneUpdate } from './zone-replica.js';
 
 /** What a responder worker is started with (plain data: it crosses threads and processes). */
 export interface ResponderWorkerData {
@@ -26,7 +26,8 @@ export interface ResponderWorkerData {
  */
 export type ToResponder =
   | { kind: 'start'; data: ResponderWorkerData }
-  | { kind: 'update'; update: ZoneUpdate }
+  /** One slice of a zone update as JSON text (encodedSlices): decoded when its turn comes. */
+  | { kind: 'update'; encoded: string }
   | { kind: 'stop' }
   | WorkerRequest;
 
@@ -110,26 +111,28 @@ function serve(channel: Channel): void {
   };
 
   /**
-   * Updates not yet applied, one applied per event-loop turn: queries that arrived meanwhile are
-   * answered between two (the registry sends big updates as slices: sliceUpdate).
+   * Updates not yet applied, still encoded, one decoded and applied per event-loop turn: queries that
+   * arrived meanwhile are answered between two (the registry sends big updates as slices:
+   * encodedSlices).
    */
-  const queued: ZoneUpdate[] = [];
+  const queued: string[] = [];
   let applying = false;
   const applyNext = () => {
-    const update = queued.shift();
-    if (update !== undefined) replica?.apply(update);
+    const encoded = queued.shift();
+    if (encoded !== undefined) replica?.apply(decodeUpdate(encoded));
     if (queued.length > 0) setImmediate(applyNext);
     else applying = false;
   };
-  const enqueue = (update: ZoneUpdate) => {
-    queued.push(update);
+  const enqueue = (encoded: string) => {
+    queued.push(encoded);
     if (applying) return;
     applying = true;
     setImmediate(applyNext);
   };
   /** Applies every queued update now: an export or a measurement sees everything sent before it. */
   const catchUp = () => {
-    for (let update = queued.shift(); update !== undefined; update = queued.shift()) replica?.apply(update);
+    for (let encoded = queued.shift(); encoded !== undefined; encoded = queued.shift())
+      replica?.apply(decodeUpdate(encoded));
   };
 
   /** Zone files being exported, by request id: each piece is written when asked for. */
@@ -166,7 +169,7 @@ function serve(channel: Channel): void {
 
   channel.onMessage((message) => {
     if (message.kind === 'start') start(message.data);
-    else if (message.kind === 'update') enqueue(message.update);
+    else if (message.kind === 'update') enqueue(message.encoded);
     else if (message.kind === 'stop')
       void (responder?.stop() ?? Promise.resolve()).then(() => {
         channel.post({ kind: 'stopped' });

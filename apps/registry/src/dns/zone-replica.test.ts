@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
+import type { InstanceWeights } from './instance-entry.js';
 import { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
 import { exportZoneFile } from './zone-file.js';
-import { sliceUpdate, ZoneReplica, type ZoneUpdate } from './zone-replica.js';
+import { decodeUpdate, encodedSlices, sliceUpdate, ZoneReplica, type ZoneUpdate } from './zone-replica.js';
 
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
 
@@ -131,7 +132,8 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     zone.weightsChanged();
     await weightsSettled();
     const sent = updates.slice(seen);
-    const slices = sent.flatMap((update) => sliceUpdate(structuredClone(update)));
+    // As the worker gets them: each slice serialised on its own and decoded in its turn.
+    const slices = sent.flatMap((update) => encodedSlices(update).map(decodeUpdate));
     // The burst of 40 registrations went as slices of at most 16.
     expect(sliceUpdate(sent[0]!).map((slice) => slice.put.length)).toEqual([16, 16, 8]);
     for (const slice of slices) {
@@ -141,6 +143,19 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     }
     expect(exportZoneFile(sliced.snapshot())).toBe(exportZoneFile(zone.snapshot()));
     expect(sliced.snapshot().serial).toBe(zone.serial);
+  });
+
+  it('encodes each slice on its own, in order, each decoding to the slice', () => {
+    const weights = Array.from(
+      { length: 300 },
+      (_, i) =>
+        [`w${i}`, { generic: { priority: 10, weight: i }, byCapability: {} }] as [string, InstanceWeights],
+    );
+    const update: ZoneUpdate = { serial: 9, put: [], weights, deleted: ['gone-1', 'gone-2'] };
+    const encoded = encodedSlices(update);
+    expect(encoded.map(decodeUpdate)).toEqual(sliceUpdate(update));
+    // The deletes, then 256 weights, then the last 44: three messages.
+    expect(encoded.map((bytes) => decodeUpdate(bytes).weights.length)).toEqual([0, 256, 44]);
   });
 
   it('leaves a small update whole', () => {
