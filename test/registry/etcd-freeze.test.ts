@@ -9,6 +9,8 @@ import { useEtcd } from '../harness/use-etcd.js';
 const BUSY_AGENT = fileURLToPath(new URL('../../apps/agent-sdk/src/testing/busy-agent.ts', import.meta.url));
 const AGENTS = 4;
 const TIMEOUT_MS = 3_000;
+// The lease is the dead-man switch (the registry's own deadline is TIMEOUT_MS): frozen past it.
+const LEASE_TTL_MS = 5_000;
 const FROZEN_MS = 6_000;
 
 const cluster = useEtcd();
@@ -17,7 +19,11 @@ const agents: AgentProcess[] = [];
 beforeAll(async () => {
   registry = await RegistryProcess.start({
     config: {
-      control_plane: { heartbeat_interval: '1s', heartbeat_timeout: `${TIMEOUT_MS}ms` },
+      control_plane: {
+        heartbeat_interval: '1s',
+        heartbeat_timeout: `${TIMEOUT_MS}ms`,
+        lease_ttl: `${LEASE_TTL_MS}ms`,
+      },
       storage: { type: 'etcd', etcd: { endpoints: [cluster.etcd.endpoint] } },
     },
   });

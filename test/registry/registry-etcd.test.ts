@@ -11,17 +11,17 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { useEtcd } from '../harness/use-etcd.js';
 
-// Short intervals so real etcd leases run out within a test: 1 s interval, 3 s lease.
-const config = registryConfigFrom({
-  control_plane: {
-    heartbeat_interval: 1,
-    heartbeat_timeout: 3,
-    tokens: [
-      { name: 'text', token: 'text-token-1', capabilities: ['summarize', 'writing'] },
-      { name: 'admin', token: 'admin-token-1', capabilities: ['*'] },
-    ],
-  },
-});
+// Short intervals so real deadlines pass within a test: 1 s interval, 3 s timeout, leases of 12 s
+// (4 × the timeout), refreshed by a heartbeat when the last refresh is 4.5 s old.
+const controlPlane = {
+  heartbeat_interval: 1,
+  heartbeat_timeout: 3,
+  tokens: [
+    { name: 'text', token: 'text-token-1', capabilities: ['summarize', 'writing'] },
+    { name: 'admin', token: 'admin-token-1', capabilities: ['*'] },
+  ],
+};
+const config = registryConfigFrom({ control_plane: controlPlane });
 const auth = { authorization: 'Bearer text-token-1' };
 const cardSha = createHash('sha256').update('card').digest('base64url');
 const declaration = (version = '1', change_reason?: string) => ({
@@ -43,14 +43,14 @@ const cluster = useEtcd();
 let store: RegistryStore;
 let registry: RunningRegistry;
 
-async function start(): Promise<void> {
+async function start(options: { config?: typeof config } = {}): Promise<void> {
   store = await openEtcdStore({
     endpoints: [cluster.etcd.endpoint],
     electionTtlSeconds: 2,
     onError: () => undefined,
   });
   registry = await startRegistry({
-    config,
+    config: options.config ?? config,
     store,
     logger: registryLogger('silent'),
     listen: { host: '127.0.0.1', port: 0 },
@@ -89,6 +89,62 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 afterEach(async () => {
   await stop();
   await cluster.raw.delete().all();
+});
+
+const instanceKeys = (id: string) => rawKeys(`/reach/instances/${id}`);
+async function waitUntilGone(id: string, withinMs: number): Promise<number> {
+  const started = Date.now();
+  while ((await instanceKeys(id)).length > 0 && Date.now() - started < withinMs) await sleep(100);
+  return Date.now() - started;
+}
+
+describe('liveness deadlines on real etcd: the registry decides, the lease is a dead-man switch', () => {
+  it('evicts a silent instance at heartbeat_timeout (3 s) by revoking its 12 s lease', async () => {
+    await start();
+    const reply = await send('POST', '/v1/agents', body(8001), auth);
+    const id = reply.body.instance_id as string;
+    const [record] = await instanceKeys(id);
+    const lease = await cluster.raw.leaseClient.leaseTimeToLive({ ID: record!.lease });
+    expect(Number(lease.grantedTTL)).toBe(12);
+    const goneAfterMs = await waitUntilGone(id, 10_000);
+    expect(goneAfterMs).toBeGreaterThanOrEqual(2_500);
+    expect(goneAfterMs).toBeLessThan(5_000);
+    expect(await instanceSkydnsKeys()).toEqual([]);
+    // Revoked by the leader, years before its TTL: etcd no longer knows the lease.
+    const after = await cluster.raw.leaseClient.leaseTimeToLive({ ID: record!.lease });
+    expect(Number(after.TTL)).toBe(-1);
+  });
+
+  it('sends one keep-alive for several heartbeats, and says so on /metrics', async () => {
+    await start();
+    const reply = await send('POST', '/v1/agents', body(8001), auth);
+    const id = reply.body.instance_id as string;
+    const lease = { authorization: `Bearer ${reply.body.lease_token as string}` };
+    // Eight heartbeats over 8 s: a keep-alive is due once, 4.5 s after the grant.
+    for (let seq = 1; seq <= 8; seq++) {
+      await sleep(1000);
+      expect((await send('POST', `/v1/agents/${id}/heartbeat`, { seq }, lease)).status).toBe(200);
+    }
+    const metrics = await (await fetch(`${registry.url}/metrics`)).text();
+    expect(metrics).toContain('reach_registry_lease_keepalives_total{by="heartbeat"} 1\n');
+    expect(metrics).toContain('reach_registry_heartbeats_total{outcome="accepted"} 8\n');
+    expect(await instanceKeys(id)).toHaveLength(1);
+  });
+
+  it('lets the records of a registry that stopped entirely go at the lease TTL, not at the deadline', async () => {
+    const shortLease = registryConfigFrom({ control_plane: { ...controlPlane, lease_ttl: 6 } });
+    await start({ config: shortLease });
+    const reply = await send('POST', '/v1/agents', body(8001), auth);
+    const id = reply.body.instance_id as string;
+    const stoppedAt = Date.now();
+    // Every replica gone: nobody evicts at the deadline and nobody refreshes the lease.
+    await registry.stop();
+    await sleep(4_000);
+    expect(await instanceKeys(id)).toHaveLength(1);
+    await waitUntilGone(id, 6_000);
+    expect(await instanceKeys(id)).toEqual([]);
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(5_000);
+  });
 });
 
 describe('registry on real etcd', () => {

@@ -95,6 +95,12 @@ export const ControlPlaneConfig = z
     listen: HostPort.default('127.0.0.1:8701'),
     heartbeat_interval: Seconds.prefault(5),
     heartbeat_timeout: Seconds.prefault(15),
+    /**
+     * TTL of each instance's store lease: a dead-man switch that removes an instance's records when no
+     * registry replica refreshes it, not its liveness deadline (the leader evicts at heartbeat_timeout).
+     * Unset: four times heartbeat_timeout.
+     */
+    lease_ttl: Seconds.optional(),
     route_strategy: z.enum(['capability_weighted']).default('capability_weighted'),
     route_cache_ttl: Seconds.prefault(30),
     max_body_bytes: z.number().int().min(1024).default(262_144),

@@ -35,6 +35,10 @@ describe('loadRegistryConfig', () => {
     expect(config.listen.port).toBe(9701);
     expect(config.heartbeatIntervalMs).toBe(2000);
     expect(config.heartbeatTimeoutMs).toBe(6000);
+    // The lease is a dead-man switch of four timeouts; refreshed when half its margin is used.
+    expect(config.leaseTtlMs).toBe(24_000);
+    expect(config.leaseRefreshMs).toBe(9000);
+    expect(loadRegistryConfig({}, 'control_plane: { lease_ttl: 2m }').leaseTtlMs).toBe(120_000);
     expect(config.zone).toBe('x.test');
     expect(config.tokens).toEqual([
       {
@@ -56,6 +60,7 @@ describe('loadRegistryConfig', () => {
         {},
         'control_plane.heartbeat_timeout',
       ],
+      ['control_plane: { lease_ttl: 20 }', {}, 'control_plane.lease_ttl'],
       [
         'control_plane: { tokens: [{ name: a, token_env: MISSING, capabilities: ["*"] }] }',
         {},

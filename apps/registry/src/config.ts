@@ -28,8 +28,18 @@ export interface RegistryConfig {
   zone: string;
   /** @default 5000 */
   heartbeatIntervalMs: number;
-  /** @default 15000 */
+  /** No heartbeat for this long and the leader evicts the instance (revokes its lease). @default 15000 */
   heartbeatTimeoutMs: number;
+  /**
+   * TTL of each instance's lease: the dead-man switch that removes its records when no registry replica
+   * refreshes the lease (every replica gone), not its liveness deadline. @default 4 × heartbeatTimeoutMs
+   */
+  leaseTtlMs: number;
+  /**
+   * A heartbeat (or a storm hold) refreshes the lease only when this replica's last refresh of it is
+   * older than this: half the time the lease outlives heartbeat_timeout, `(leaseTtlMs − heartbeatTimeoutMs) / 2`.
+   */
+  leaseRefreshMs: number;
   /** Slack after a missed interval before an instance counts as suspect: half an interval, at least 250 ms. */
   suspectGraceMs: number;
   /** @default 262144 */
@@ -135,6 +145,15 @@ export function compileRegistryConfig(
       { data: { key: 'control_plane.heartbeat_timeout' } },
     );
   }
+  const leaseTtlMs = cp.lease_ttl ?? 4 * cp.heartbeat_timeout;
+  // The lease must outlive the leader's deadline by a refresh window of at least one interval.
+  if (leaseTtlMs < cp.heartbeat_timeout + 2 * cp.heartbeat_interval) {
+    throw new ReachError(
+      'INVALID_CONFIG',
+      'invalid config: control_plane.lease_ttl: must be at least heartbeat_timeout + 2 × heartbeat_interval',
+      { data: { key: 'control_plane.lease_ttl' } },
+    );
+  }
   let listen: { host: string; port: number };
   try {
     listen = splitHostPort(cp.listen);
@@ -154,6 +173,8 @@ export function compileRegistryConfig(
     zone: reach.dns.zone,
     heartbeatIntervalMs: cp.heartbeat_interval,
     heartbeatTimeoutMs: cp.heartbeat_timeout,
+    leaseTtlMs,
+    leaseRefreshMs: Math.floor((leaseTtlMs - cp.heartbeat_timeout) / 2),
     suspectGraceMs: Math.max(250, Math.round(cp.heartbeat_interval * 0.5)),
     maxBodyBytes: cp.max_body_bytes,
     tokens: resolveTokens(reach, env),

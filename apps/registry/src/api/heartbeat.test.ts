@@ -141,20 +141,68 @@ describe('POST /v1/agents/:id/heartbeat', () => {
   });
 });
 
+describe('the lease is a dead-man switch, refreshed now and then', () => {
+  const keepAlivesSent = async () => {
+    const text = (await t.registry.metrics.render()).body;
+    return Number(/reach_registry_lease_keepalives_total\{by="heartbeat"\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+
+  it('sends a keep-alive only when the last one is older than the refresh window (22.5 s)', async () => {
+    const keepAlive = vi.spyOn(t.store, 'keepAlive');
+    // Registered at 0 (the grant counts as a refresh); heartbeats every 5 s for a minute.
+    for (let seq = 1; seq <= 12; seq++) {
+      await t.advance(5000);
+      expect((await beat(seq)).status).toBe(200);
+    }
+    // Due at 25 s (22.5 s after the grant) and at 50 s: two keep-alives for twelve heartbeats.
+    expect(keepAlive).toHaveBeenCalledTimes(2);
+    expect(await keepAlivesSent()).toBe(2);
+    expect(await alive()).toBe(true);
+  });
+
+  it('lets the leader evict a silent instance at heartbeat_timeout, long before its 60 s lease', async () => {
+    expect((await beat(1)).status).toBe(200);
+    await t.advance(14_000);
+    expect(await alive()).toBe(true);
+    await t.advance(2_000);
+    expect(await alive()).toBe(false);
+    expect((await beat(2)).body.code).toBe('UNKNOWN_INSTANCE');
+  });
+
+  it('lets records go at the lease TTL when no registry refreshes it or sweeps', async () => {
+    // No sweeper (as when every replica is gone): only the lease's own TTL removes the records.
+    await t.cleanup();
+    t = await startTestRegistry({ sweep: false });
+    const reply = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
+    id = reply.body.instance_id as string;
+    await t.advance(59_000, 1000);
+    expect(await alive()).toBe(true);
+    await t.advance(2_000);
+    expect(await alive()).toBe(false);
+  });
+});
+
 describe('a heartbeat while the store is unavailable', () => {
-  it('answers 503 STORE_UNAVAILABLE, keeps the seq retryable, and keeps the agent healthy (it was heard)', async () => {
+  it('answers ok while no keep-alive is due (the store is not asked), 503 STORE_UNAVAILABLE once one is', async () => {
     expect((await beat(1)).status).toBe(200);
     const keepAlive = vi.spyOn(t.store, 'keepAlive').mockRejectedValue(new Error('no quorum'));
-    // Ten seconds without a keep-alive the store took (suspect after 7.5 s, the lease ends at 15 s).
+    // Within 22.5 s of the grant the heartbeats need no keep-alive.
+    for (let seq = 2; seq <= 5; seq++) {
+      await t.advance(5000);
+      expect((await beat(seq)).status).toBe(200);
+    }
+    expect(keepAlive).not.toHaveBeenCalled();
+    // From 25 s one is due and the store does not take it; the agent stays healthy (it was heard).
     for (let i = 0; i < 2; i++) {
       await t.advance(5000);
-      const reply = await beat(2);
+      const reply = await beat(6);
       expect(reply.status, `${i}: ${JSON.stringify(reply.body)}`).toBe(503);
       expect(reply.body.code).toBe('STORE_UNAVAILABLE');
     }
     expect(t.registry.liveness.snapshot(id)?.state).toBe('healthy');
+    expect(await alive()).toBe(true);
     keepAlive.mockRestore();
     // The seq the store never took is accepted once it is back.
-    expect((await beat(2)).status).toBe(200);
+    expect((await beat(6)).status).toBe(200);
   });
 });

@@ -4,7 +4,10 @@ import type { InstanceRecord } from '../store/records.js';
 
 const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
 
-/** Replica-local liveness of one live instance; the store's lease stays the truth. */
+/**
+ * Replica-local liveness of one live instance. The leader evicts it `heartbeatTimeoutMs` after its last
+ * heartbeat (any replica's, through the shared facts); its store lease is only the dead-man switch.
+ */
 export class LivenessEntry {
   /** The last accepted seq; undefined until the first heartbeat after a registry restart (any seq is the baseline). */
   lastSeq: number | undefined;
@@ -17,6 +20,11 @@ export class LivenessEntry {
    * every instance up again and a later wall-clock step changes nothing.
    */
   readonly registeredMono: number;
+  /**
+   * Monotonic ms at which this replica last refreshed (or granted) the instance's lease; -Infinity when
+   * it never did here, so the first heartbeat this replica takes refreshes it.
+   */
+  leaseKeptMono = Number.NEGATIVE_INFINITY;
   /** Wall-clock ms of the last accepted heartbeat, for display only. */
   lastBeatWall: number | null = null;
   /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */

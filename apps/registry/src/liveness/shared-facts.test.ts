@@ -89,6 +89,32 @@ describe('liveness facts shared between replicas', () => {
     // A replay of a seq the follower took is refused by the leader too.
     const replay = await call(leader.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq: 8 }, bearer(token));
     expect(replay.body.code).toBe('STALE_HEARTBEAT');
+    // The leader, which decides the deadlines, did not evict it: its records are all there.
+    expect(await store.get(KEYS.instance(id))).not.toBeNull();
+  });
+
+  it('evicts an agent that stops heartbeating to a follower at heartbeat_timeout; the follower then answers UNKNOWN_INSTANCE', async () => {
+    const leader = await replica('a');
+    const follower = await replica('b');
+    const reply = await call(leader.app, 'POST', '/v1/agents', registerBody(9150));
+    const id = reply.body.instance_id as string;
+    const token = reply.body.lease_token as string;
+    const beat = (seq: number) =>
+      call(follower.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq }, bearer(token));
+    for (let seq = 1; seq <= 6; seq++) {
+      await advance(5000);
+      expect((await beat(seq)).status).toBe(200);
+    }
+    // Silent from 30 s: still there 14 s later (its lease, kept by the follower, lasts far longer)...
+    await advance(14_000);
+    expect(await store.get(KEYS.instance(id))).not.toBeNull();
+    expect(follower.liveness.get(id)).toBeDefined();
+    // ...and revoked by the leader once 15 s have passed (plus one sweep and one fact flush at most).
+    await advance(3000);
+    expect(await store.get(KEYS.instance(id))).toBeNull();
+    expect(leader.liveness.snapshot(id)?.state).toBe('unavailable');
+    // The follower saw the delete through its watch: the agent is told to register again.
+    expect((await beat(7)).body.code).toBe('UNKNOWN_INSTANCE');
   });
 
   it('changes nothing in the published weights when the leader fails over', async () => {

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@agent-reach/sdk/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
 import { instanceRecord } from '../testing/fixtures.js';
-import { testStormGuard } from '../testing/storm-guard-fixture.js';
+import { TEST_LEASE_TTL_MS, testStormGuard } from '../testing/storm-guard-fixture.js';
 import type { ProbeVerdict } from './instance-prober.js';
 import { LivenessTable } from './liveness-table.js';
 import type { StormGuard } from './storm-guard.js';
@@ -23,8 +23,9 @@ beforeEach(async () => {
   table = new LivenessTable(clock, 6000);
   guard = testStormGuard({ table, store, clock });
   for (let i = 0; i < 8; i++) {
-    const lease = await store.grantLease(15_000);
-    table.track({ ...instanceRecord(`a-000${i}`), lease_id: lease }, true);
+    // As register does: a dead-man lease, granted (refreshed) now by this replica.
+    const lease = await store.grantLease(TEST_LEASE_TTL_MS);
+    table.track({ ...instanceRecord(`a-000${i}`), lease_id: lease }, true).leaseKeptMono = clock.now();
   }
 });
 afterEach(async () => {
@@ -42,34 +43,51 @@ describe('StormGuard', () => {
     await guard.tick();
     expect(guard.phase).toBe('holding');
     expect(guard.heldIds()).toHaveLength(8);
-    // Held leases were refreshed on the instances' behalf: alive well past their own 15 s.
-    clock.advance(10_000);
-    await guard.tick();
+    // Held: no deadline, and the leases are refreshed on the instances' behalf, so all of them are
+    // alive past heartbeat_timeout (15 s) and past the lease TTL (60 s) until the hold ends at 73 s.
+    for (let t = 14_000; t <= 70_000; t += 1000) {
+      clock.advance(1000);
+      await guard.tick();
+    }
+    expect(guard.phase).toBe('holding');
     for (const entry of table.values()) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
   });
 
-  it('keeps the lease of an instance held after the others at once, not at their next round', async () => {
+  it('refreshes a held lease once per refresh window, at once when this replica never refreshed it', async () => {
     const entries = [...table.values()];
-    // a-0005 heartbeats once more at 1 s (its lease now ends at 16 s); a-0006 and a-0007 keep talking.
-    clock.advance(1000);
-    table.beat(entries[5]!, entries[5]!.load);
-    expect((await store.keepAlive(entries[5]!.leaseId)).ok).toBe(true);
-    for (let t = 1000; t < 7000; t += 1000) {
-      for (const entry of entries.slice(6)) table.beat(entry, entry.load);
-      if (t === 6000) {
-        await guard.tick();
-        expect(guard.phase).toBe('holding');
-        expect(guard.heldIds()).toHaveLength(5);
-      }
-      clock.advance(1000);
-    }
-    // 7 s: a-0005 falls silent and joins the hold, one second after the others' leases were kept.
-    for (const entry of entries.slice(6)) table.beat(entry, entry.load);
+    // a-0000 beat on another replica: this one never refreshed its lease.
+    entries[0]!.leaseKeptMono = Number.NEGATIVE_INFINITY;
+    const keepAlive = vi.spyOn(store, 'keepAlive');
+    clock.advance(7000);
     await guard.tick();
-    expect(guard.heldIds()).toContain('a-0005');
-    // No sweep until past a-0005's own lease end: its lease was kept when it was held.
-    clock.advance(9500);
-    for (const entry of entries.slice(0, 6)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
+    expect(guard.phase).toBe('holding');
+    expect(keepAlive.mock.calls.map(([lease]) => lease)).toEqual([entries[0]!.leaseId]);
+    // The others were granted at 0: refreshed once 22.5 s have passed, a-0000 22.5 s after its own.
+    for (let t = 8000; t <= 29_000; t += 1000) {
+      clock.advance(1000);
+      await guard.tick();
+      const calls = keepAlive.mock.calls.length;
+      expect(calls, `at ${t} ms`).toBe(t < 22_500 ? 1 : t < 29_500 ? 8 : 9);
+    }
+    clock.advance(1000);
+    await guard.tick();
+    expect(keepAlive).toHaveBeenCalledTimes(9);
+  });
+
+  it('evicts an instance silent for heartbeat_timeout when no storm holds it, once', async () => {
+    const entries = [...table.values()];
+    const revoke = vi.spyOn(store, 'revokeLease');
+    for (let t = 1000; t <= 17_000; t += 1000) {
+      clock.advance(1000);
+      for (const entry of entries.slice(1)) table.beat(entry, entry.load);
+      await guard.tick();
+      // Silent since 0: inside its deadline up to 15 s, revoked at 15 s (its lease lasts 60 s).
+      expect((await store.keepAlive(entries[0]!.leaseId)).ok, `at ${t} ms`).toBe(t < 15_000);
+    }
+    expect(guard.phase).toBe('idle');
+    // Revoked once, though the watch that removes its entry never ran here.
+    expect(revoke).toHaveBeenCalledTimes(1);
+    for (const entry of entries.slice(1)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
   });
 
   it('does nothing below min_instances or below the threshold', async () => {
@@ -91,7 +109,7 @@ describe('StormGuard', () => {
     expect(guard.heldIds()).toEqual([]);
   });
 
-  it('releases, never evicts, held instances still inside their own lease time', async () => {
+  it('releases, never evicts, held instances still inside heartbeat_timeout; the deadline takes them after', async () => {
     // Everyone falls silent at once (a storm), then seven come back within their lease time.
     clock.advance(7000);
     await guard.tick();
@@ -101,8 +119,15 @@ describe('StormGuard', () => {
     clock.advance(1000);
     await guard.tick();
     expect(guard.phase).toBe('idle');
-    // The one still silent was 8 s into a 15 s lease: released to their lease, not revoked.
+    // The one still silent was 8 s into its 15 s: released to its deadline, not revoked.
     for (const entry of entries.slice(7)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
+    for (let t = 9000; t <= 15_000; t += 1000) {
+      clock.advance(1000);
+      for (const entry of entries.slice(0, 7)) table.beat(entry, entry.load);
+      await guard.tick();
+    }
+    expect((await store.keepAlive(entries[7]!.leaseId)).ok).toBe(false);
+    for (const entry of entries.slice(0, 7)) expect((await store.keepAlive(entry.leaseId)).ok).toBe(true);
   });
 });
 

@@ -16,26 +16,32 @@ export interface StormGuardDeps {
   clock: Clock;
   metrics: RegistryMetrics;
   logger: Logger;
-  config: Pick<RegistryConfig, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'storm'>;
+  config: Pick<RegistryConfig, 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'leaseRefreshMs' | 'storm'>;
   /** Verifies silent instances before they are held; without one every silent instance is held. */
   prober?: InstanceProber;
 }
 
 /** Probes of held instances at a time. */
 const PROBE_CONCURRENCY = 64;
+/** Lease revocations (or keep-alives of held leases) in flight at a time. */
+const STORE_CONCURRENCY = 256;
 
 /**
+ * The leader's liveness deadlines. An instance silent for `heartbeatTimeoutMs` (by the liveness table:
+ * this replica's heartbeats and the others' shared facts) is evicted: its lease revoked, every record
+ * gone at once. Its lease lasts longer (`leaseTtlMs`, a dead-man switch for a registry that is gone).
+ *
  * When a large share of instances goes silent within one interval, the fault is probably ours: hold
- * their records (keep their leases alive for them) for at most `storm.hold`, then evict the ones that
- * stay silent at no more than `storm.max_evictions_per_interval` per interval.
+ * their records (no deadline, and their leases kept alive for them) for at most `storm.hold`, then
+ * evict the ones that stay silent at no more than `storm.max_evictions_per_interval` per interval.
  */
 export class StormGuard {
   private phaseNow: StormPhase = 'idle';
   private readonly held = new Map<string, LivenessEntry>();
   private startedAt = 0;
   private lastTickAt: number | undefined;
-  // When each held instance's lease was last kept alive (monotonic ms of the tick that kept it).
-  private readonly keptAt = new Map<string, number>();
+  // Entries whose lease this leader revoked: skipped until the watch removes them from the table.
+  private readonly revoked = new Set<LivenessEntry>();
   private lastEvictionAt = Number.NEGATIVE_INFINITY;
   // When each held instance was last probed (monotonic ms); unknown ones are probed again each interval.
   private readonly probedAt = new Map<string, number>();
@@ -53,7 +59,7 @@ export class StormGuard {
     return [...this.held.keys()];
   }
 
-  /** One sweep: detect a storm, keep held leases alive, evict at the capped rate. Leader only. */
+  /** One sweep: detect a storm, keep held leases alive, evict past the deadline or at the capped rate. Leader only. */
   async tick(): Promise<void> {
     const { clock, config } = this.deps;
     const now = clock.now();
@@ -69,9 +75,11 @@ export class StormGuard {
         if (this.phaseNow === 'holding') this.held.set(entry.instanceId, entry);
       }
     }
-    // Leases first: an instance is held when it is already 1.5 intervals into its lease, and the probe
-    // below may take its whole timeout, so waiting for either could let the lease run out. Keeping the
-    // lease of an instance the probe then proves dead costs one keep-alive; it is revoked right after.
+    // Not held (no storm, or fallen silent after the hold began): the deadline decides.
+    await this.evictOverdue(now);
+    // Leases first: a held lease this replica has not refreshed lately is refreshed before the probe,
+    // which may take its whole timeout. Keeping the lease of an instance the probe then proves dead
+    // costs one keep-alive; it is revoked right after.
     if (this.held.size > 0) await this.keepHeld(now);
     // Storm protection verifies before it holds: whatever is provably dead goes at once.
     if (this.phaseNow !== 'idle') await this.verifyHeld(now);
@@ -123,10 +131,51 @@ export class StormGuard {
     );
   }
 
+  /**
+   * Evicts every instance silent for `heartbeatTimeoutMs` that no storm holds: its lease is revoked,
+   * and the watch removes its records and its table entry on every replica.
+   */
+  private async evictOverdue(now: number): Promise<void> {
+    const { table, store, metrics, logger, config } = this.deps;
+    for (const entry of this.revoked) if (table.get(entry.instanceId) !== entry) this.revoked.delete(entry);
+    const overdue: LivenessEntry[] = [];
+    for (const entry of table.values()) {
+      if (now - entry.lastBeatMono < config.heartbeatTimeoutMs || entry.deregistering) continue;
+      if (this.held.has(entry.instanceId) || this.revoked.has(entry)) continue;
+      overdue.push(entry);
+    }
+    if (overdue.length === 0) return;
+    let failed: unknown;
+    let evicted = 0;
+    for (let i = 0; i < overdue.length; i += STORE_CONCURRENCY) {
+      const batch = overdue.slice(i, i + STORE_CONCURRENCY);
+      const results = await Promise.allSettled(batch.map((entry) => store.revokeLease(entry.leaseId)));
+      results.forEach((result, index) => {
+        // A revoke the store did not take is tried again next sweep.
+        if (result.status === 'rejected') failed = result.reason;
+        else {
+          this.revoked.add(batch[index]!);
+          evicted += 1;
+        }
+      });
+    }
+    metrics.evictions.inc(evicted);
+    if (evicted > 0)
+      logger.info(
+        { event: 'evicted_silent', evicted, first: overdue.slice(0, 10).map((entry) => entry.instanceId) },
+        'silent past heartbeat_timeout: leases revoked',
+      );
+    if (failed !== undefined)
+      logger.warn(
+        { err: failed, failures: overdue.length - evicted },
+        'the store did not take evictions; retrying',
+      );
+  }
+
   /** Forgets every hold (leadership lost: the new leader decides). */
   reset(): void {
     this.probedAt.clear();
-    this.keptAt.clear();
+    this.revoked.clear();
     if (this.phaseNow !== 'idle')
       this.deps.logger.warn({ held: this.held.size }, 'storm protection handed over');
     this.held.clear();
@@ -200,7 +249,7 @@ export class StormGuard {
     const { config, store, metrics, logger } = this.deps;
     if (now - this.lastEvictionAt < config.heartbeatIntervalMs) return;
     this.lastEvictionAt = now;
-    // An instance still inside its own lease time is released, not evicted: its lease decides.
+    // An instance still inside its own heartbeat_timeout is released, not evicted: its deadline decides.
     for (const entry of [...this.held.values()]) {
       if (now - entry.lastBeatMono < config.heartbeatTimeoutMs) this.held.delete(entry.instanceId);
     }
@@ -216,34 +265,31 @@ export class StormGuard {
   }
 
   /**
-   * Keeps each held lease alive once per interval, counted per instance: one held in this tick is kept
-   * at once, not at the next round of the others (leases last heartbeat_timeout, and it is already
-   * 1.5 intervals into its lease when it is held).
+   * Keeps each held lease alive when this replica's last refresh of it is older than `leaseRefreshMs`
+   * (at once for one it never refreshed), so it outlives the hold however long the hold is.
    */
   private async keepHeld(now: number): Promise<void> {
-    const { store, config, logger } = this.deps;
-    for (const id of this.keptAt.keys()) if (!this.held.has(id)) this.keptAt.delete(id);
-    const due = [...this.held.values()].filter(
-      (entry) =>
-        now - (this.keptAt.get(entry.instanceId) ?? Number.NEGATIVE_INFINITY) >= config.heartbeatIntervalMs,
-    );
-    if (due.length === 0) return;
-    const results = await Promise.allSettled(due.map((entry) => store.keepAlive(entry.leaseId)));
+    const { store, config, logger, metrics } = this.deps;
+    const due = [...this.held.values()].filter((entry) => now - entry.leaseKeptMono >= config.leaseRefreshMs);
     let failed: unknown;
     let failures = 0;
-    results.forEach((result, index) => {
-      const entry = due[index]!;
-      if (result.status === 'rejected') {
-        // The store did not answer: still held, tried again next tick.
-        failed = result.reason;
-        failures += 1;
-      } else if (!result.value.ok) {
-        this.held.delete(entry.instanceId);
-        this.keptAt.delete(entry.instanceId);
-      } else {
-        this.keptAt.set(entry.instanceId, now);
-      }
-    });
+    for (let i = 0; i < due.length; i += STORE_CONCURRENCY) {
+      const batch = due.slice(i, i + STORE_CONCURRENCY);
+      for (const _ of batch) metrics.countKeepAlive('storm_hold');
+      const results = await Promise.allSettled(batch.map((entry) => store.keepAlive(entry.leaseId)));
+      results.forEach((result, index) => {
+        const entry = batch[index]!;
+        if (result.status === 'rejected') {
+          // The store did not answer: still held, tried again next tick.
+          failed = result.reason;
+          failures += 1;
+        } else if (!result.value.ok) {
+          this.held.delete(entry.instanceId);
+        } else if (now > entry.leaseKeptMono) {
+          entry.leaseKeptMono = now;
+        }
+      });
+    }
     if (failures > 0)
       logger.warn(
         { err: failed, failures },

@@ -4,6 +4,9 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 /** The heartbeat outcomes counted in `reach_registry_heartbeats_total`. */
 export type HeartbeatOutcome = 'accepted' | 'stale' | 'unknown' | 'invalid_token';
 
+/** Who refreshed an instance's lease, counted in `reach_registry_lease_keepalives_total`. */
+export type KeepAliveSource = 'heartbeat' | 'storm_hold';
+
 /** Live instance counts by liveness state, read at scrape time. */
 export type StateCounts = () => Record<'healthy' | 'suspect', number>;
 
@@ -44,10 +47,11 @@ export class RegistryMetrics {
   });
   readonly evictions = new Counter({
     name: 'reach_registry_evictions_total',
-    help: 'Instances the leader evicted (revoked) after a storm hold.',
+    help: 'Instances the leader evicted (revoked their leases): silent past heartbeat_timeout, after a storm hold, or proved dead.',
     registers: [this.registry],
   });
   readonly heartbeats: Counter<'outcome'>;
+  readonly leaseKeepAlives: Counter<'by'>;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   // Requests too are counted in a plain map and handed over at scrape time.
   private readonly pendingRequests = new Map<
@@ -62,6 +66,9 @@ export class RegistryMetrics {
     unknown: 0,
     invalid_token: 0,
   };
+
+  // Keep-alives ride the heartbeat hot path too: plain fields, handed over at scrape time.
+  private readonly pendingKeepAlives: Record<KeepAliveSource, number> = { heartbeat: 0, storm_hold: 0 };
 
   private readonly connections = new ConnectionMetrics(this.registry, 'reach_registry', 'server');
 
@@ -78,6 +85,19 @@ export class RegistryMetrics {
         for (const outcome of Object.keys(pending) as HeartbeatOutcome[]) {
           if (pending[outcome] > 0) this.inc({ outcome }, pending[outcome]);
           pending[outcome] = 0;
+        }
+      },
+    });
+    const keepAlives = this.pendingKeepAlives;
+    this.leaseKeepAlives = new Counter({
+      name: 'reach_registry_lease_keepalives_total',
+      help: 'Instance lease refreshes sent to the store, by what sent them (heartbeat, storm_hold); per heartbeat, what a heartbeat costs the store.',
+      labelNames: ['by'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const by of Object.keys(keepAlives) as KeepAliveSource[]) {
+          if (keepAlives[by] > 0) this.inc({ by }, keepAlives[by]);
+          keepAlives[by] = 0;
         }
       },
     });
@@ -122,6 +142,11 @@ export class RegistryMetrics {
   /** Counts one heartbeat outcome (cheap: no label lookup on the hot path). */
   countHeartbeat(outcome: HeartbeatOutcome): void {
     this.pendingHeartbeats[outcome]++;
+  }
+
+  /** Counts one lease refresh sent to the store. */
+  countKeepAlive(by: KeepAliveSource): void {
+    this.pendingKeepAlives[by]++;
   }
 
   /** Counts one HTTP request by its route pattern (not its path, which would explode the label set). */

@@ -1,5 +1,6 @@
 import { type HeartbeatRequest, type HeartbeatResponse, ReachError } from '@agent-reach/sdk/protocol';
 import { bearerToken, leaseTokenMatches } from '../auth/lease-token.js';
+import type { LivenessEntry } from '../liveness/liveness-table.js';
 import type { RegistrationDeps } from './registration-deps.js';
 import { resolveInstance } from './resolve-instance.js';
 
@@ -12,14 +13,26 @@ export function unknownInstance(instanceId: string): ReachError {
   );
 }
 
-/** Builds the heartbeat verb: lease token, strictly newer seq, then one keep-alive. Nothing else touches the store. */
+/**
+ * Builds the heartbeat verb: lease token, strictly newer seq, and a keep-alive of the instance's lease
+ * only when this replica's last one is older than `leaseRefreshMs`. The lease is a dead-man switch, not
+ * the deadline (the leader evicts at heartbeat_timeout from the liveness table), so most heartbeats never
+ * touch the store.
+ */
 export function createHeartbeat(deps: RegistrationDeps) {
-  const { config, store, table, metrics } = deps;
+  const { config, store, table, metrics, clock } = deps;
   const answer: HeartbeatResponse = {
     status: 'ok',
     state: 'healthy',
     heartbeat_interval_ms: config.heartbeatIntervalMs,
   };
+
+  function accept(entry: LivenessEntry, request: HeartbeatRequest): HeartbeatResponse {
+    table.beat(entry, request.load);
+    deps.facts?.note(entry);
+    metrics.countHeartbeat('accepted');
+    return answer;
+  }
 
   return async function heartbeat(
     instanceId: string,
@@ -52,8 +65,13 @@ export function createHeartbeat(deps: RegistrationDeps) {
     }
     // Claim the seq before waiting on the store, so a concurrent replay of it is refused.
     entry.lastSeq = request.seq;
+    const startedAt = clock.now();
+    // The lease outlives the leader's deadline by at least the refresh window: no keep-alive due yet.
+    // (A lease another replica revoked is seen through the watch, which removes the entry.)
+    if (startedAt - entry.leaseKeptMono < config.leaseRefreshMs) return accept(entry, request);
     let kept: Awaited<ReturnType<typeof store.keepAlive>>;
     try {
+      metrics.countKeepAlive('heartbeat');
       kept = await store.keepAlive(entry.leaseId);
     } catch (cause) {
       if (entry.lastSeq === request.seq) entry.lastSeq = previous;
@@ -68,9 +86,8 @@ export function createHeartbeat(deps: RegistrationDeps) {
       metrics.countHeartbeat('unknown');
       throw unknownInstance(instanceId);
     }
-    table.beat(entry, request.load);
-    deps.facts?.note(entry);
-    metrics.countHeartbeat('accepted');
-    return answer;
+    // Counted from before the call: etcd restarted the TTL after it began.
+    if (startedAt > entry.leaseKeptMono) entry.leaseKeptMono = startedAt;
+    return accept(entry, request);
   };
 }

@@ -79,7 +79,9 @@ export function createRegister(deps: RegistrationDeps) {
       const checked = await declarations.check(declaration);
       if (!checked.ok) throw checked.error;
       isNewVersion = checked.value.isNew;
-      lease = await store.grantLease(config.heartbeatTimeoutMs);
+      // A dead-man switch, not the deadline: the leader evicts at heartbeat_timeout (liveness/storm-guard.ts).
+      const grantedAt = clock.now();
+      lease = await store.grantLease(config.leaseTtlMs);
       const leaseToken = newLeaseToken();
       const now = clock.wallNow();
       // One literal, no spread: a spread gives each record a hidden class of its own, and every
@@ -117,7 +119,8 @@ export function createRegister(deps: RegistrationDeps) {
           'the new lease vanished before the registration was stored; retry',
         );
       }
-      table.track(record, true);
+      const entry = table.track(record, true);
+      if (grantedAt > entry.leaseKeptMono) entry.leaseKeptMono = grantedAt;
       return {
         instance_id: instanceId,
         lease_token: leaseToken,
