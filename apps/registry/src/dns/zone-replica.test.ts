@@ -4,7 +4,15 @@ import type { InstanceWeights } from './instance-entry.js';
 import { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
 import { exportZoneFile } from './zone-file.js';
-import { decodeUpdate, encodedSlices, sliceUpdate, ZoneReplica, type ZoneUpdate } from './zone-replica.js';
+import {
+  decodeUpdate,
+  encodedSlices,
+  SLICE_CHANGES,
+  SLICE_WEIGHTS,
+  sliceUpdate,
+  ZoneReplica,
+  type ZoneUpdate,
+} from './zone-replica.js';
 
 const options = { zone: 'agents.internal', ttlSeconds: 15, nameServerAddress: '127.0.0.1' };
 
@@ -134,15 +142,40 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     const sent = updates.slice(seen);
     // As the worker gets them: each slice serialised on its own and decoded in its turn.
     const slices = sent.flatMap((update) => encodedSlices(update).map(decodeUpdate));
-    // The burst of 40 registrations went as slices of at most 16.
-    expect(sliceUpdate(sent[0]!).map((slice) => slice.put.length)).toEqual([16, 16, 8]);
+    // The burst of 40 registrations went as slices of at most SLICE_CHANGES (8).
+    expect(sliceUpdate(sent[0]!).map((slice) => slice.put.length)).toEqual([8, 8, 8, 8, 8]);
     for (const slice of slices) {
-      expect(slice.put.length + slice.deleted.length).toBeLessThanOrEqual(16);
-      expect(slice.weights.length).toBeLessThanOrEqual(256);
+      expect(slice.put.length + slice.deleted.length).toBeLessThanOrEqual(SLICE_CHANGES);
+      expect(slice.weights.length).toBeLessThanOrEqual(SLICE_WEIGHTS);
       sliced.apply(slice);
     }
     expect(exportZoneFile(sliced.snapshot())).toBe(exportZoneFile(zone.snapshot()));
     expect(sliced.snapshot().serial).toBe(zone.serial);
+  });
+
+  it('cuts at the slice sizes: SLICE_WEIGHTS weights stay whole, one more is a second slice', () => {
+    const weights = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          [`w${i}`, { generic: { priority: 10, weight: 1 }, byCapability: {} }] as [string, InstanceWeights],
+      );
+    const deleted = (n: number) => Array.from({ length: n }, (_, i) => `gone-${i}`);
+    const update = (w: number, d: number): ZoneUpdate => ({
+      serial: 3,
+      put: [],
+      weights: weights(w),
+      deleted: deleted(d),
+    });
+    expect(sliceUpdate(update(SLICE_WEIGHTS, SLICE_CHANGES))).toHaveLength(1);
+    expect(sliceUpdate(update(SLICE_WEIGHTS + 1, 0)).map((slice) => slice.weights.length)).toEqual([
+      SLICE_WEIGHTS,
+      1,
+    ]);
+    expect(sliceUpdate(update(0, SLICE_CHANGES + 1)).map((slice) => slice.deleted.length)).toEqual([
+      SLICE_CHANGES,
+      1,
+    ]);
   });
 
   it('encodes each slice on its own, in order, each decoding to the slice', () => {
@@ -154,8 +187,8 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     const update: ZoneUpdate = { serial: 9, put: [], weights, deleted: ['gone-1', 'gone-2'] };
     const encoded = encodedSlices(update);
     expect(encoded.map(decodeUpdate)).toEqual(sliceUpdate(update));
-    // The deletes, then 256 weights, then the last 44: three messages.
-    expect(encoded.map((bytes) => decodeUpdate(bytes).weights.length)).toEqual([0, 256, 44]);
+    // The deletes, then the weights in slices of SLICE_WEIGHTS (32): nine full ones and the last 12.
+    expect(encoded.map((text) => decodeUpdate(text).weights.length)).toEqual([0, ...Array(9).fill(32), 12]);
   });
 
   it('leaves a small update whole', () => {

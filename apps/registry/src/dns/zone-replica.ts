@@ -100,13 +100,19 @@ export class ZoneReplica implements SnapshotProvider {
   }
 }
 
-/** Puts and deletes per slice: each cost the replica ~30–60 µs of CPU under churn at 1,000 instances (session 13). */
-const SLICE_CHANGES = 16;
-/** Weight changes per slice: each patches a few records in place. */
-const SLICE_WEIGHTS = 256;
+/**
+ * Puts and deletes per slice: a put cost the replica ~30–60 µs of CPU under churn at 1,000 instances
+ * (session 13), and 16 puts 0.8–3.8 ms at 100,000 on the loaded machine (session 14).
+ */
+export const SLICE_CHANGES = 8;
+/**
+ * Weight changes per slice: each patches a few records in place, ~20–35 µs at 100,000 instances
+ * (session 14, loaded machine: a slice of 256 took 5–9 ms of CPU, longer than the 5 ms DNS p99 target).
+ */
+export const SLICE_WEIGHTS = 32;
 
 /**
- * `update` cut into updates of at most 16 puts and deletes or 256 weight changes, in order (deletes,
+ * `update` cut into updates of at most SLICE_CHANGES puts and deletes or SLICE_WEIGHTS weight changes, in order (deletes,
  * puts, weights), each with the update's serial: the responder applies one per event-loop turn, so a
  * query never waits behind a whole registration burst or a weight pass over the fleet. Applied in
  * order, the slices leave a replica as the whole update does; between two slices it holds a prefix of
