@@ -114,7 +114,7 @@ export class RoutingService {
   /** Watches the published weights (plugging them into `zone`), and starts the leader's loops. */
   async start(zone?: WeightedZone): Promise<void> {
     const { deps } = this;
-    const weights = await WeightTable.start(deps.store);
+    const weights = await WeightTable.start(deps.store, deps.instances);
     this.weights = weights;
     if (zone) {
       zone.setWeightOf(weights.weightOf);

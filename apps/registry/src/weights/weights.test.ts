@@ -87,7 +87,7 @@ describe('WeightPublisher and WeightTable', () => {
     const source = new FakeInstanceSource();
     const liveness = new FakeLiveness();
     const router = new Router({ source, clock, liveness });
-    const table = await WeightTable.start(store);
+    const table = await WeightTable.start(store, source);
     let leader = true;
     /** A publisher that writes through `commits` (the store, or a wrapper that watches its commits). */
     const publisherOn = (commits: Pick<EmbeddedStore, 'commit'>, maxWeightMovesPerPass?: number) =>
@@ -273,6 +273,32 @@ describe('WeightPublisher and WeightTable', () => {
     expect(errors).toEqual([]);
     router.close();
     await table.close();
+  });
+
+  it('finds a weight whether it arrived before or after its instance record, until it is deleted', async () => {
+    const { table, register, settle } = await setup();
+    const weight = (w: number) =>
+      JSON.stringify({
+        priority: 10,
+        weight: w,
+        tier: 'healthy',
+        success_rate: 0.9,
+        load: 1,
+        updated_at: 'x',
+      });
+    // Before: the table keys it by the watch's id; after: by the record's own id string.
+    await store.commit({ puts: [{ key: KEYS.weight('early-1'), value: weight(7) }] });
+    const late = await register('late-1');
+    await store.commit({ puts: [{ key: KEYS.weight('late-1'), value: weight(9), lease: late.lease_id }] });
+    await register('early-1');
+    await settle();
+    expect(table.get('early-1')?.weight).toBe(7);
+    expect(table.get(late.instance_id)?.weight).toBe(9);
+    expect(table.get(['late', '1'].join('-'))?.weight).toBe(9);
+    await store.commit({ deletes: [KEYS.weight('late-1'), KEYS.weight('early-1')] });
+    await settle();
+    expect(table.get('late-1')).toBeUndefined();
+    expect(table.get('early-1')).toBeUndefined();
   });
 
   it('skips an instance whose lease is gone without failing the others', async () => {
