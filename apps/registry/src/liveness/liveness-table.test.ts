@@ -32,6 +32,22 @@ describe('LivenessTable', () => {
     });
   });
 
+  it('keeps the held load object when a heartbeat or fact brings an equal load, and takes a different one', () => {
+    const clock = new ManualClock(0, { wallMs: instanceRecord().registered_at });
+    const table = new LivenessTable(clock, 6000);
+    const entry = table.track(instanceRecord('a-0001'), true);
+    const first = { in_flight: 1, capacity: 4, queue: 0 };
+    table.beat(entry, first);
+    table.beat(entry, { in_flight: 1, capacity: 4, queue: 0 });
+    expect(entry.load).toBe(first);
+    table.applyFact(entry, { seq: 5, ageMs: 0, wallAt: 1, load: { in_flight: 1, capacity: 4, queue: 0 } });
+    expect(entry.load).toBe(first);
+    table.beat(entry, { in_flight: 2, capacity: 4, queue: 0 });
+    expect(entry.load).toEqual({ in_flight: 2, capacity: 4, queue: 0 });
+    table.applyFact(entry, { seq: 6, ageMs: 0, wallAt: 2, load: { in_flight: 2, capacity: 4, queue: 3 } });
+    expect(table.snapshot('a-0001')?.load).toEqual({ in_flight: 2, capacity: 4, queue: 3 });
+  });
+
   it('dates a registration first seen long after it was made (a restart) from its record, once', () => {
     const record = instanceRecord('a-0001');
     const clock = new ManualClock(50_000, { wallMs: record.registered_at + 3_600_000 });

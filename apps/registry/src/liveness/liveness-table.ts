@@ -5,6 +5,16 @@ import type { InstanceRecord } from '../store/records.js';
 const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
 
 /**
+/**
+ * Whether two loads say the same. A heartbeat whose load equals the held one keeps the held object: at
+ * 100,000 instances each new one lived until the instance's next heartbeat, seconds later, so every
+ * heartbeat's load was copied by the young generation's collections and promoted to the old one.
+ */
+function sameLoad(a: Load, b: Load): boolean {
+  return a.in_flight === b.in_flight && a.capacity === b.capacity && a.queue === b.queue;
+}
+
+/**
  * Replica-local liveness of one live instance. The leader evicts it `heartbeatTimeoutMs` after its last
  * heartbeat (any replica's, through the shared facts); its store lease is only the dead-man switch.
  */
@@ -105,7 +115,7 @@ export class LivenessTable {
 
   /** Records an accepted heartbeat. */
   beat(entry: LivenessEntry, load: Load): void {
-    entry.load = load;
+    if (!sameLoad(entry.load, load)) entry.load = load;
     entry.lastBeatMono = this.clock.now();
     entry.lastBeatWall = this.clock.wallNow();
   }
@@ -120,7 +130,7 @@ export class LivenessTable {
     if (!newer && (fact.seq < entry.lastSeq! || beatAt <= entry.lastBeatMono)) return false;
     if (newer) {
       entry.lastSeq = fact.seq;
-      entry.load = fact.load;
+      if (!sameLoad(entry.load, fact.load)) entry.load = fact.load;
       entry.lastBeatWall = Math.max(entry.lastBeatWall ?? 0, fact.wallAt);
     }
     if (beatAt > entry.lastBeatMono) entry.lastBeatMono = beatAt;
