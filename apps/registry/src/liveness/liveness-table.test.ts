@@ -37,7 +37,9 @@ describe('LivenessTable', () => {
     const table = new LivenessTable(clock, 6000);
     const entry = table.track(instanceRecord('a-0001'), true);
     const first = { in_flight: 1, capacity: 4, queue: 0 };
+    expect(entry.lastBeatWall).toBeNull();
     table.beat(entry, first);
+    expect(entry.lastBeatWall).toBe(clock.wallNow());
     table.beat(entry, { in_flight: 1, capacity: 4, queue: 0 });
     expect(entry.load).toBe(first);
     table.applyFact(entry, { seq: 5, ageMs: 0, wallAt: 1, load: { in_flight: 1, capacity: 4, queue: 0 } });
