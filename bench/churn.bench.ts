@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESPONDER_THREAD_NAME } from '../apps/registry/src/dns/responder-worker.js';
@@ -11,6 +11,7 @@ import { monotonicUs, type Window } from './lib/cpuprofile.js';
 import { firstAnswerMs, probeUntilAnswered } from './lib/dns-lag.js';
 import { wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { type DnsperfResult, dnsperf } from './lib/dnsperf.js';
+import { gcSince } from './lib/gc-trace.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
 import { type Figure, printFigures } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -48,6 +49,12 @@ const COUNTS = process.env.BENCH_CHURN_COUNTS
     ? [1000, 10_000, 100_000]
     : [1000, 10_000];
 
+/**
+ * Runs the registry with `--trace-gc` and prints, after each fleet size, the collections each isolate
+ * (the main thread's, the responder thread's) made during the no-churn DNS window and the churn window:
+ * how many, and their longest and total pause (a pause holds every query that arrives meanwhile).
+ */
+const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 const dnsOptions = { mode: 'udp' as const, clients: 1, outstanding: 20, maxQps: DNS_QPS, perQuery: true };
 
 /** Every answer of the mix is NOERROR or NXDOMAIN; others are counted into the figure, not dropped. */
@@ -146,10 +153,16 @@ async function churnWindow(
 
 async function churnAt(count: number, dir: string): Promise<Figure[]> {
   // Heartbeats an hour apart, so no instance of a slow fill turns suspect mid-run; warm-up on (default).
+  const gcLog = TRACE_GC ? join(dir, `gc-${count}.log`) : undefined;
+  const gcAt = () => (gcLog === undefined ? 0 : statSync(gcLog).size);
   const registry = await startRegistryProcess(
     { type: 'embedded' },
     { heartbeat_interval: '3600s', heartbeat_timeout: '10800s' },
-    { nodeFlags: NODE_FLAGS, ...(ROOT === undefined ? {} : { root: ROOT }) },
+    {
+      nodeFlags: TRACE_GC ? [...NODE_FLAGS, '--trace-gc'] : NODE_FLAGS,
+      stdoutFile: gcLog,
+      ...(ROOT === undefined ? {} : { root: ROOT }),
+    },
   );
   let knot: RunningKnot | undefined;
   try {
@@ -161,7 +174,9 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
     // Same-run references, right before the churn: the same DNS load on the same fleet, no churn.
+    const quietGc = gcAt();
     const quiet = await dnsperf(registry.dnsPort, queries, { ...dnsOptions, seconds: 3 });
+    const quietGcTo = gcAt();
     const trips: number[] = [];
     for (let i = 0; i < 100; i++)
       trips.push((await firstAnswerMs(registry.dnsPort, `${fleet[0]!.id}.${ZONE}`)) ?? 5000);
@@ -172,6 +187,7 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
       knot === undefined ? undefined : await dnsperf(knot.port, queries, { ...dnsOptions, seconds: 3 });
 
     const half = Math.floor(fleet.length / 2);
+    const churnGc = gcAt();
     const churnFrom = monotonicUs();
     const churn = await churnWindow(
       registry,
@@ -187,6 +203,10 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
       undefined,
     );
     const churnTo = monotonicUs();
+    if (gcLog !== undefined)
+      process.stdout.write(
+        `${count}: GC during the no-churn DNS window: ${gcSince(gcLog, quietGc, quietGcTo)}\n${count}: GC during the churn window: ${gcSince(gcLog, churnGc, gcAt())}\n`,
+      );
     // The reference window: the same churn against the registry (new bodies; the instances it
     // deregisters are its own registrations, oldest first) and the same probes, dnsperf asking knot.
     const floor =

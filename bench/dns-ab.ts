@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dnsPacket } from '../test/dns/dns-packet.js';
@@ -14,6 +14,7 @@ import {
 import { cpuDuring } from './lib/cpu.js';
 import { askAll, type MixQuestion, stableZone, wideMix, writeQueryFile } from './lib/dns-mix.js';
 import { dnsperf } from './lib/dnsperf.js';
+import { gcSince } from './lib/gc-trace.js';
 import { type RegistryProcess, rssMbOf, startRegistryProcess } from './lib/registry-process.js';
 import { startUdpEcho } from './lib/udp-echo.js';
 
@@ -253,32 +254,6 @@ async function instructionsPerReply(): Promise<void> {
     poker.close();
     rmSync(cgDir, { recursive: true, force: true });
   }
-}
-
-/**
- * The collections `--trace-gc` logged to `file` after byte `from`, per isolate (`[pid:0x…]`): e.g.
- * `0x5a1c… 12 Scavenge (max 0.61 ms, total 4.20 ms)`.
- */
-function gcSince(file: string, from: number): string {
-  const text = readFileSync(file).subarray(from).toString('utf8');
-  const by = new Map<string, { count: number; max: number; total: number; kinds: Set<string> }>();
-  for (const [, isolate, kind, pause] of text.matchAll(
-    /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, ([\d.]+) \//gm,
-  )) {
-    const entry = by.get(isolate!) ?? { count: 0, max: 0, total: 0, kinds: new Set<string>() };
-    entry.count++;
-    entry.max = Math.max(entry.max, Number(pause));
-    entry.total += Number(pause);
-    entry.kinds.add(kind!);
-    by.set(isolate!, entry);
-  }
-  if (by.size === 0) return 'none';
-  return [...by]
-    .map(
-      ([isolate, e]) =>
-        `${isolate} ${e.count} ${[...e.kinds].join('/')} (max ${e.max.toFixed(2)} ms, total ${e.total.toFixed(2)} ms)`,
-    )
-    .join('; ');
 }
 
 /** The SOA serial a server answers for the zone now. */
