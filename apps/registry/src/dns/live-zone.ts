@@ -101,6 +101,8 @@ export class LiveZone {
   private readonly apexWire: Buffer;
   private readonly touched = new Set<string>();
   private indexStale = true;
+  /** The SOA set of the last snapshot's serial. */
+  private soaOf: { serial: number; set: RrSet } | undefined;
 
   constructor(private readonly settings: ZoneSettings) {
     const { apex, ttl } = settings;
@@ -128,7 +130,14 @@ export class LiveZone {
 
   /** The zone as of the last commit, with the SOA of `serial`. */
   snapshot(serial: number): ZoneSnapshot {
-    const soa = this.soa(serial);
+    // One SOA per serial: the slices of one update share theirs (and its encodings, which every
+    // negative answer carries), so a snapshot per slice does not encode it again.
+    let soaOf = this.soaOf;
+    if (soaOf?.serial !== serial) {
+      soaOf = { serial, set: this.soa(serial) };
+      this.soaOf = soaOf;
+    }
+    const soa = soaOf.set;
     this.apexNode.rrsets.set(RRTYPE.SOA, soa);
     const { apex, ttl } = this.settings;
     return {

@@ -191,6 +191,29 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     expect(encoded.map((text) => decodeUpdate(text).weights.length)).toEqual([0, ...Array(9).fill(32), 12]);
   });
 
+  it('keeps one SOA per serial: the slices of one update share it, the next serial gets its own', () => {
+    const { zone } = replicated();
+    const replica = new ZoneReplica(zone.settings);
+    const deletes = (serial: number, ids: string[]): ZoneUpdate => ({
+      serial,
+      put: [],
+      weights: [],
+      deleted: ids,
+    });
+    replica.apply(deletes(7, ['a']));
+    const first = replica.snapshot();
+    replica.apply(deletes(7, ['b']));
+    const second = replica.snapshot();
+    expect(second).not.toBe(first);
+    expect(second.soa).toBe(first.soa);
+    replica.apply(deletes(8, ['c']));
+    const next = replica.snapshot();
+    expect(next.soa).not.toBe(first.soa);
+    expect(next.serial).toBe(8);
+    // The serial is the SOA RDATA's third field, after the two names.
+    expect(exportZoneFile(next)).toMatch(/SOA\s+\S+\s+\S+\s+8\s/);
+  });
+
   it('leaves a small update whole', () => {
     const small: ZoneUpdate = { serial: 4, put: [], weights: [], deleted: ['a', 'b'] };
     expect(sliceUpdate(small)).toEqual([small]);
