@@ -108,7 +108,11 @@ ${Object.entries(dns)
     } catch {
       // not yet listening
     }
-    if (performance.now() > deadline) throw new Error('registry did not become ready');
+    if (performance.now() > deadline) {
+      // Not left running: the caller never gets a handle to stop it (a loaded machine left one behind).
+      child.kill('SIGKILL');
+      throw new Error('registry did not become ready');
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
