@@ -35,9 +35,9 @@ describe('loadRegistryConfig', () => {
     expect(config.listen.port).toBe(9701);
     expect(config.heartbeatIntervalMs).toBe(2000);
     expect(config.heartbeatTimeoutMs).toBe(6000);
-    // The lease is a dead-man switch of four timeouts; refreshed when half its margin is used.
-    expect(config.leaseTtlMs).toBe(24_000);
-    expect(config.leaseRefreshMs).toBe(9000);
+    // The lease is a dead-man switch of eight timeouts; refreshed when half its margin is used.
+    expect(config.leaseTtlMs).toBe(48_000);
+    expect(config.leaseRefreshMs).toBe(21_000);
     expect(loadRegistryConfig({}, 'control_plane: { lease_ttl: 2m }').leaseTtlMs).toBe(120_000);
     expect(config.zone).toBe('x.test');
     expect(config.tokens).toEqual([

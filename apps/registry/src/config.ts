@@ -32,7 +32,7 @@ export interface RegistryConfig {
   heartbeatTimeoutMs: number;
   /**
    * TTL of each instance's lease: the dead-man switch that removes its records when no registry replica
-   * refreshes the lease (every replica gone), not its liveness deadline. @default 4 × heartbeatTimeoutMs
+   * refreshes the lease (every replica gone), not its liveness deadline. @default 8 × heartbeatTimeoutMs
    */
   leaseTtlMs: number;
   /**
@@ -82,6 +82,15 @@ export interface RegistryConfig {
     flushMs: number;
   };
 }
+
+/**
+ * The default lease TTL in heartbeat timeouts: 120 s at the defaults, a refresh window of 52.5 s, so one
+ * keep-alive in eleven 5 s heartbeats. At 100,000 instances that is ~1,800 keep-alives/s, about half of
+ * what etcd 3.4 serves at that lease count (3,421/s raw, docs/benchmarks.md); four timeouts (60 s, one
+ * in five: 4,000/s) would exceed it. The price: if every registry replica is gone, records outlive their
+ * agents by 67.5 to 120 s, and live agents stay resolvable as long.
+ */
+const LEASE_TTL_TIMEOUTS = 8;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** A pino log level. */
@@ -145,7 +154,7 @@ export function compileRegistryConfig(
       { data: { key: 'control_plane.heartbeat_timeout' } },
     );
   }
-  const leaseTtlMs = cp.lease_ttl ?? 4 * cp.heartbeat_timeout;
+  const leaseTtlMs = cp.lease_ttl ?? LEASE_TTL_TIMEOUTS * cp.heartbeat_timeout;
   // The lease must outlive the leader's deadline by a refresh window of at least one interval.
   if (leaseTtlMs < cp.heartbeat_timeout + 2 * cp.heartbeat_interval) {
     throw new ReachError(

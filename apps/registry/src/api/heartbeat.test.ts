@@ -147,20 +147,20 @@ describe('the lease is a dead-man switch, refreshed now and then', () => {
     return Number(/reach_registry_lease_keepalives_total\{by="heartbeat"\} (\d+)/.exec(text)?.[1] ?? 0);
   };
 
-  it('sends a keep-alive only when the last one is older than the refresh window (22.5 s)', async () => {
+  it('sends a keep-alive only when the last one is older than the refresh window (52.5 s)', async () => {
     const keepAlive = vi.spyOn(t.store, 'keepAlive');
-    // Registered at 0 (the grant counts as a refresh); heartbeats every 5 s for a minute.
-    for (let seq = 1; seq <= 12; seq++) {
+    // Registered at 0 (the grant counts as a refresh); heartbeats every 5 s for two minutes.
+    for (let seq = 1; seq <= 24; seq++) {
       await t.advance(5000);
       expect((await beat(seq)).status).toBe(200);
     }
-    // Due at 25 s (22.5 s after the grant) and at 50 s: two keep-alives for twelve heartbeats.
+    // Due at 55 s (52.5 s after the grant) and at 110 s: two keep-alives for 24 heartbeats.
     expect(keepAlive).toHaveBeenCalledTimes(2);
     expect(await keepAlivesSent()).toBe(2);
     expect(await alive()).toBe(true);
   });
 
-  it('lets the leader evict a silent instance at heartbeat_timeout, long before its 60 s lease', async () => {
+  it('lets the leader evict a silent instance at heartbeat_timeout, long before its 120 s lease', async () => {
     expect((await beat(1)).status).toBe(200);
     await t.advance(14_000);
     expect(await alive()).toBe(true);
@@ -175,7 +175,7 @@ describe('the lease is a dead-man switch, refreshed now and then', () => {
     t = await startTestRegistry({ sweep: false });
     const reply = await call(t.registry.app, 'POST', '/v1/agents', registerBody(8001));
     id = reply.body.instance_id as string;
-    await t.advance(59_000, 1000);
+    await t.advance(119_000, 1000);
     expect(await alive()).toBe(true);
     await t.advance(2_000);
     expect(await alive()).toBe(false);
@@ -186,16 +186,16 @@ describe('a heartbeat while the store is unavailable', () => {
   it('answers ok while no keep-alive is due (the store is not asked), 503 STORE_UNAVAILABLE once one is', async () => {
     expect((await beat(1)).status).toBe(200);
     const keepAlive = vi.spyOn(t.store, 'keepAlive').mockRejectedValue(new Error('no quorum'));
-    // Within 22.5 s of the grant the heartbeats need no keep-alive.
-    for (let seq = 2; seq <= 5; seq++) {
+    // Within 52.5 s of the grant the heartbeats need no keep-alive.
+    for (let seq = 2; seq <= 11; seq++) {
       await t.advance(5000);
       expect((await beat(seq)).status).toBe(200);
     }
     expect(keepAlive).not.toHaveBeenCalled();
-    // From 25 s one is due and the store does not take it; the agent stays healthy (it was heard).
+    // From 55 s one is due and the store does not take it; the agent stays healthy (it was heard).
     for (let i = 0; i < 2; i++) {
       await t.advance(5000);
-      const reply = await beat(6);
+      const reply = await beat(12);
       expect(reply.status, `${i}: ${JSON.stringify(reply.body)}`).toBe(503);
       expect(reply.body.code).toBe('STORE_UNAVAILABLE');
     }
@@ -203,6 +203,6 @@ describe('a heartbeat while the store is unavailable', () => {
     expect(await alive()).toBe(true);
     keepAlive.mockRestore();
     // The seq the store never took is accepted once it is back.
-    expect((await beat(6)).status).toBe(200);
+    expect((await beat(12)).status).toBe(200);
   });
 });
