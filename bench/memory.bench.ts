@@ -53,8 +53,11 @@ async function register(
 const kb = (bytes: number) => bytes / 1024;
 const mb = (bytes: number) => bytes / 1024 / 1024;
 
-/** Where RSS goes beyond heap + buffers, read right after full GCs: V8's committed but unused pages and the rest. */
-function rssSlack(): Figure[] {
+/**
+ * Where RSS goes beyond heap + buffers, read right after full GCs: V8's committed but unused pages (in
+ * this isolate and in the responder thread's, `thread` as it reports itself) and the rest.
+ */
+function rssSlack(thread: { heapUsed: number; heapTotal: number; external: number }): Figure[] {
   held();
   const spaces = new Map(getHeapSpaceStatistics().map((s) => [s.space_name, s]));
   const old = spaces.get('old_space')!;
@@ -81,8 +84,14 @@ function rssSlack(): Figure[] {
       unit: 'MB',
     },
     {
-      name: "RSS slack: anonymous memory outside the main V8 heap beyond its external buffers (malloc arenas, stacks, and the DNS responder thread's heap)",
-      value: mb(anonymous - usage.heapTotal - usage.external),
+      name: "RSS slack: the DNS responder thread's heap committed but free after its full GCs (its new space, fragmentation)",
+      value: mb(thread.heapTotal - thread.heapUsed),
+      unit: 'MB',
+      reference: { name: "the thread's heap used", value: mb(thread.heapUsed) },
+    },
+    {
+      name: 'RSS slack: anonymous memory beyond both V8 heaps and their external buffers (malloc overhead and arenas, stacks)',
+      value: mb(anonymous - usage.heapTotal - usage.external - thread.heapTotal - thread.external),
       unit: 'MB',
     },
   ];
@@ -104,7 +113,11 @@ export async function benchMemory(): Promise<Figure[]> {
   try {
     if (registry.zone.laidOut)
       throw new Error('the registry zone is laid out on the main thread: not the default');
-    const threadHeld = () => thread.heldBytes({ answerEveryName: true });
+    const threadMemory = () => thread.memory({ answerEveryName: true });
+    const threadHeld = async () => {
+      const { heapUsed, external } = await threadMemory();
+      return heapUsed + external;
+    };
     const threadBase = await threadHeld();
     const mainBase = held();
     const base = mainBase + threadBase;
@@ -144,8 +157,9 @@ export async function benchMemory(): Promise<Figure[]> {
         reference: { name: 'thread base', value: kb(threadBase) },
       },
     );
-    const heldMb = (held() + (await threadHeld())) / 1024 / 1024;
-    const slack = rssSlack();
+    const threadNow = await threadMemory();
+    const heldMb = (held() + threadNow.heapUsed + threadNow.external) / 1024 / 1024;
+    const slack = rssSlack(threadNow);
     const rss: Figure = {
       name: `RSS with ${registered.toLocaleString('en-US')} instances (after full GCs)`,
       value: process.memoryUsage().rss / 1024 / 1024,

@@ -124,6 +124,17 @@ describe('startDnsResponderThread', () => {
     },
   );
 
+  it('reports its heap used and committed after full GCs', async () => {
+    const source = new FakeInstanceSource();
+    for (let i = 0; i < 50; i++) source.put(makeInstance(`alpha-${i}`, { capabilities: ['summarize'] }));
+    const thread = await startDnsResponderThread({ zone: new Zone(source, options), port: 0 });
+    responder = thread;
+    const memory = await thread.memory({ answerEveryName: true });
+    expect(memory.heapUsed).toBeGreaterThan(0);
+    expect(memory.heapTotal).toBeGreaterThanOrEqual(memory.heapUsed);
+    expect(memory.external).toBeGreaterThan(0);
+  });
+
   it('fails to start when the port is taken, and stops cleanly', async () => {
     const zone = new Zone(new FakeInstanceSource(), options);
     responder = await startDnsResponderThread({ zone, port: 0 });

@@ -28,8 +28,13 @@ export interface DnsResponderThread extends DnsResponder {
   readonly restarts: number;
   /** The zone file from the thread's zone (it holds the only encoded copy), frozen at one serial. */
   exportZone(): Promise<ZoneExport>;
-  /** The thread's JS heap and buffers after full GCs, in bytes (first answering every name once when asked). */
-  heldBytes(options?: { answerEveryName?: boolean }): Promise<number>;
+  /**
+   * The thread's JS heap (used and committed) and buffers after full GCs, in bytes (first answering
+   * every name once when asked): the thread is an isolate of its own, which this one cannot measure.
+   */
+  memory(options?: {
+    answerEveryName?: boolean;
+  }): Promise<{ heapUsed: number; heapTotal: number; external: number }>;
 }
 
 /** A responder worker on a new thread, which binds its own sockets. */
@@ -77,15 +82,15 @@ export async function startDnsResponderThread(
       return supervised.restarts;
     },
     exportZone: () => exportFrom(supervised.current.peer.requests),
-    async heldBytes(options = {}) {
+    async memory(options = {}) {
       const { requests } = supervised.current.peer;
       const request = {
         kind: 'measure' as const,
         id: requests.newId(),
         answerEveryName: options.answerEveryName ?? false,
       };
-      const { heapUsed, external } = await requests.ask(request, 'measured');
-      return heapUsed + external;
+      const { heapUsed, heapTotal, external } = await requests.ask(request, 'measured');
+      return { heapUsed, heapTotal, external };
     },
     stop: () => supervised.stop(),
   };

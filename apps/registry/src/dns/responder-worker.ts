@@ -34,7 +34,7 @@ export type ToResponder =
 /**
  * Requests answered by a reply with the same `id`: `export` freezes the zone for a zone-file export
  * (`export-ready`), each `export-next` writes its next piece (`export-chunk`, text null at the end),
- * `export-end` drops it; `measure` reports the worker's heap and buffers after full GCs (the
+ * `export-end` drops it; `measure` reports the worker's heap (used and committed) and buffers after full GCs (the
  * memory bench), first answering every name once when asked.
  */
 export type WorkerRequest =
@@ -57,7 +57,7 @@ export type FromResponder =
 export type WorkerReply =
   | { kind: 'export-ready'; id: number; serial: number }
   | { kind: 'export-chunk'; id: number; text: string | null }
-  | { kind: 'measured'; id: number; heapUsed: number; external: number }
+  | { kind: 'measured'; id: number; heapUsed: number; heapTotal: number; external: number }
   | { kind: 'request-failed'; id: number; message: string };
 
 /** A full GC on request (the memory bench): the flag is set before the context that reads `gc` exists. */
@@ -161,8 +161,8 @@ function serve(channel: Channel): void {
       case 'measure': {
         if (message.answerEveryName) answerEveryName(replica);
         collectGarbage();
-        const { heapUsed, external } = process.memoryUsage();
-        return { kind: 'measured', id, heapUsed, external };
+        const { heapUsed, heapTotal, external } = process.memoryUsage();
+        return { kind: 'measured', id, heapUsed, heapTotal, external };
       }
     }
   };
