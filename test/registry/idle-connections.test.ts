@@ -106,11 +106,17 @@ describe('connection hygiene of the registry process', () => {
       50,
     );
     // ... and still answers heartbeats promptly, all the while they are open.
-    const answers: Array<{ status: number; ms: number }> = [];
+    const answers: Array<{ status: number; ms: number; error?: string }> = [];
     const beating = setInterval(() => {
       void beat().then(
         (answer) => answers.push(answer),
-        () => answers.push({ status: 0, ms: Number.POSITIVE_INFINITY }),
+        // What failed is kept, so a failure says whether it was the timeout, a reset or a refusal.
+        (error: Error) =>
+          answers.push({
+            status: 0,
+            ms: Number.POSITIVE_INFINITY,
+            error: `${error.name}: ${error.message} (${String((error.cause as Error | undefined)?.message ?? '')})`,
+          }),
       );
     }, 500);
     // Every idle connection is closed by the registry within the idle timeout (plus scheduling slack).
