@@ -1,5 +1,7 @@
+import { waitFor } from '@agent-reach/registry/testing';
 import { DEFAULT_CATALOG } from '@agent-reach/sdk/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dig, section } from '../dns/dns-tools.js';
 import { type RegistryWithDns, startRegistryWithDns } from '../dns/registry-harness.js';
 import { startCardServers } from './card-servers.js';
 import { OrchestratorProcess } from './orchestrator-process.js';
@@ -29,6 +31,15 @@ describe('V2: discovery cost follows capabilities, not replicas', () => {
         `multi-${replicas}`,
       );
       try {
+        // The responder thread applies registrations (and the last round's deregistrations) a moment
+        // after their answers, in slices under load: discovery starts once DNS serves exactly these.
+        await waitFor(`the responder to serve ${replicas} replicas of every capability`, async () => {
+          for (const cap of DEFAULT_CATALOG) {
+            const srv = await dig(registry.dns.port, '+tcp', `_${cap}._tcp.agents.internal`, 'SRV');
+            if (section(srv, 'ANSWER').length !== replicas) return false;
+          }
+          return true;
+        });
         const view = await api.discovery();
         for (const cap of DEFAULT_CATALOG) {
           expect(view.capabilities[cap], `${cap} × ${replicas}`).toMatchObject({
