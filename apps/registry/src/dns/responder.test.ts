@@ -160,7 +160,8 @@ describe('startDnsResponder', () => {
 });
 
 describe('answerUdp', () => {
-  it('drops a datagram from port 0 (only a forged one has it) and answers the next one', async () => {
+  /** A UDP socket on loopback answering for one instance, `worker-0001`; its send errors are collected. */
+  async function answeringUdpSocket() {
     const source = new FakeInstanceSource();
     source.put(makeInstance('worker-0001', { host: '10.3.0.1', capabilities: ['crunch'] }));
     const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15 });
@@ -168,6 +169,11 @@ describe('answerUdp', () => {
     await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
     const errors: Error[] = [];
     answerUdp(server, zone, undefined, (error) => errors.push(error));
+    return { server, errors };
+  }
+
+  it('drops a datagram from port 0 (only a forged one has it) and answers the next one', async () => {
+    const { server, errors } = await answeringUdpSocket();
     try {
       const msg = query('worker-0001.agents.internal', 'A');
       // dgram throws on a send to port 0: the listener must not get that far.
@@ -183,13 +189,7 @@ describe('answerUdp', () => {
   });
 
   it('reports the error of one send in UDP_SEND_CHECK_EVERY (the others go without a callback)', async () => {
-    const source = new FakeInstanceSource();
-    source.put(makeInstance('worker-0001', { host: '10.3.0.1', capabilities: ['crunch'] }));
-    const zone = new Zone(source, { zone: 'agents.internal', ttlSeconds: 15 });
-    const server = createSocket('udp4');
-    await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
-    const errors: Error[] = [];
-    answerUdp(server, zone, undefined, (error) => errors.push(error));
+    const { server, errors } = await answeringUdpSocket();
     try {
       const msg = query('worker-0001.agents.internal', 'A');
       // A reply to the broadcast address from a socket without SO_BROADCAST fails (EACCES).
