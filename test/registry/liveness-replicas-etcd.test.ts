@@ -16,6 +16,7 @@ const config = registryConfigFrom({
   control_plane: {
     heartbeat_interval: 1,
     heartbeat_timeout: 3,
+    lease_ttl: 12,
     tokens: [{ name: 'text', token: 'text-token-1', capabilities: ['summarize', 'writing'] }],
   },
 });

@@ -11,11 +11,12 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { useEtcd } from '../harness/use-etcd.js';
 
-// Short intervals so real deadlines pass within a test: 1 s interval, 3 s timeout, leases of 12 s
-// (4 × the timeout), refreshed by a heartbeat when the last refresh is 4.5 s old.
+// Short intervals so real deadlines pass within a test: 1 s interval, 3 s timeout, leases of 12 s,
+// refreshed by a heartbeat when the last refresh is (12 − 3) / 2 = 4.5 s old.
 const controlPlane = {
   heartbeat_interval: 1,
   heartbeat_timeout: 3,
+  lease_ttl: 12,
   tokens: [
     { name: 'text', token: 'text-token-1', capabilities: ['summarize', 'writing'] },
     { name: 'admin', token: 'admin-token-1', capabilities: ['*'] },
