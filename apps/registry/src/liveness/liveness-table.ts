@@ -5,7 +5,6 @@ import type { InstanceRecord } from '../store/records.js';
 const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
 
 /**
-/**
  * Whether two loads say the same. A heartbeat whose load equals the held one keeps the held object: at
  * 100,000 instances each new one lived until the instance's next heartbeat, seconds later, so every
  * heartbeat's load was copied by the young generation's collections and promoted to the old one.

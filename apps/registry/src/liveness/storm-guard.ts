@@ -275,7 +275,7 @@ export class StormGuard {
     let failures = 0;
     for (let i = 0; i < due.length; i += STORE_CONCURRENCY) {
       const batch = due.slice(i, i + STORE_CONCURRENCY);
-      for (const _ of batch) metrics.countKeepAlive('storm_hold');
+      metrics.countKeepAlive('storm_hold', batch.length);
       const results = await Promise.allSettled(batch.map((entry) => store.keepAlive(entry.leaseId)));
       results.forEach((result, index) => {
         const entry = batch[index]!;

@@ -7,6 +7,29 @@ export type HeartbeatOutcome = 'accepted' | 'stale' | 'unknown' | 'invalid_token
 /** Who refreshed an instance's lease, counted in `reach_registry_lease_keepalives_total`. */
 export type KeepAliveSource = 'heartbeat' | 'storm_hold';
 
+/**
+ * A counter of one label whose hot-path counts live in plain fields (`pending`) and are handed to
+ * prom-client at scrape time, then zeroed: no label lookup per event.
+ */
+function countedAtScrape<K extends string>(
+  registry: Registry,
+  options: { name: string; help: string; label: string; pending: Record<K, number> },
+): Counter<string> {
+  const { name, help, label, pending } = options;
+  return new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      for (const key of Object.keys(pending) as K[]) {
+        if (pending[key] > 0) this.inc({ [label]: key }, pending[key]);
+        pending[key] = 0;
+      }
+    },
+  });
+}
+
 /** Live instance counts by liveness state, read at scrape time. */
 export type StateCounts = () => Record<'healthy' | 'suspect', number>;
 
@@ -50,8 +73,8 @@ export class RegistryMetrics {
     help: 'Instances the leader evicted (revoked their leases): silent past heartbeat_timeout, after a storm hold, or proved dead.',
     registers: [this.registry],
   });
-  readonly heartbeats: Counter<'outcome'>;
-  readonly leaseKeepAlives: Counter<'by'>;
+  readonly heartbeats: Counter<string>;
+  readonly leaseKeepAlives: Counter<string>;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   // Requests too are counted in a plain map and handed over at scrape time.
   private readonly pendingRequests = new Map<
@@ -75,31 +98,17 @@ export class RegistryMetrics {
   /** @param processMetrics also collect the process's default metrics (CPU, memory, event loop, GC). */
   constructor(stateCounts: StateCounts, isLeader: () => boolean, processMetrics = false) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
-    const pending = this.pendingHeartbeats;
-    this.heartbeats = new Counter({
+    this.heartbeats = countedAtScrape(this.registry, {
       name: 'reach_registry_heartbeats_total',
       help: 'Heartbeats by outcome.',
-      labelNames: ['outcome'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const outcome of Object.keys(pending) as HeartbeatOutcome[]) {
-          if (pending[outcome] > 0) this.inc({ outcome }, pending[outcome]);
-          pending[outcome] = 0;
-        }
-      },
+      label: 'outcome',
+      pending: this.pendingHeartbeats,
     });
-    const keepAlives = this.pendingKeepAlives;
-    this.leaseKeepAlives = new Counter({
+    this.leaseKeepAlives = countedAtScrape(this.registry, {
       name: 'reach_registry_lease_keepalives_total',
       help: 'Instance lease refreshes sent to the store, by what sent them (heartbeat, storm_hold); per heartbeat, what a heartbeat costs the store.',
-      labelNames: ['by'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const by of Object.keys(keepAlives) as KeepAliveSource[]) {
-          if (keepAlives[by] > 0) this.inc({ by }, keepAlives[by]);
-          keepAlives[by] = 0;
-        }
-      },
+      label: 'by',
+      pending: this.pendingKeepAlives,
     });
     const requests = this.pendingRequests;
     this.httpRequests = new Counter({
@@ -144,9 +153,9 @@ export class RegistryMetrics {
     this.pendingHeartbeats[outcome]++;
   }
 
-  /** Counts one lease refresh sent to the store. */
-  countKeepAlive(by: KeepAliveSource): void {
-    this.pendingKeepAlives[by]++;
+  /** Counts `n` lease refreshes sent to the store. */
+  countKeepAlive(by: KeepAliveSource, n = 1): void {
+    this.pendingKeepAlives[by] += n;
   }
 
   /** Counts one HTTP request by its route pattern (not its path, which would explode the label set). */
