@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESPONDER_THREAD_NAME } from '../apps/registry/src/dns/responder-worker.js';
@@ -206,6 +206,11 @@ async function churnAt(count: number, dir: string): Promise<Figure[]> {
     if (gcLog !== undefined)
       process.stdout.write(
         `${count}: GC during the no-churn DNS window: ${gcSince(gcLog, quietGc, quietGcTo)}\n${count}: GC during the churn window: ${gcSince(gcLog, churnGc, gcAt())}\n`,
+      );
+    if (gcLog !== undefined && process.env.BENCH_GC_KEEP !== undefined)
+      writeFileSync(
+        `${process.env.BENCH_GC_KEEP}-${count}.log`,
+        readFileSync(gcLog).subarray(churnGc, gcAt()),
       );
     // The reference window: the same churn against the registry (new bodies; the instances it
     // deregisters are its own registrations, oldest first) and the same probes, dnsperf asking knot.

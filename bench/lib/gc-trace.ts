@@ -17,6 +17,18 @@ export function gcSince(file: string, from: number, to?: number): string {
     entry.kinds.add(kind!);
     by.set(isolate!, entry);
   }
+  // `--trace-gc-nvp` lines (BENCH_CHURN_NODE_FLAGS): `pause=1.9 mutator=76.0 gc=s …`.
+  const nvpKinds: Record<string, string> = { s: 'Scavenge', mc: 'Mark-Compact', ms: 'Minor-Mark-Sweep' };
+  for (const [, isolate, pause, kind] of text.matchAll(
+    /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: pause=([\d.]+) mutator=[\d.]+ gc=(\w+)/gm,
+  )) {
+    const entry = by.get(isolate!) ?? { count: 0, max: 0, total: 0, kinds: new Set<string>() };
+    entry.count++;
+    entry.max = Math.max(entry.max, Number(pause));
+    entry.total += Number(pause);
+    entry.kinds.add(nvpKinds[kind!] ?? kind!);
+    by.set(isolate!, entry);
+  }
   if (by.size === 0) return 'none';
   return [...by]
     .map(

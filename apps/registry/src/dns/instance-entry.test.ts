@@ -3,7 +3,7 @@ import dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { instanceRecord } from '../testing/fixtures.js';
-import { instanceEntry } from './instance-entry.js';
+import { entryData, entryFromData, instanceEntry } from './instance-entry.js';
 import { RRTYPE } from './rr.js';
 
 type Codec = { encode(data: unknown): Buffer };
@@ -87,6 +87,15 @@ describe('instanceEntry', () => {
           expect(e.address.type).toBe(RRTYPE[type]);
           expect(e.address.rr.rdata).toEqual(rdataOf(type, ip));
           expect(e.wire).toEqual(Buffer.from(wireName(`${id}.`).slice(0, -1)));
+          // As a replica gets it: through JSON, laid out again without encoding the registration.
+          const copy = entryFromData(JSON.parse(JSON.stringify(entryData(e))), zone, 0);
+          expect(copy.name).toBe(e.name);
+          expect(copy.declaration).toEqual(e.declaration);
+          expect(copy.selfSvcb.rdata).toEqual(e.selfSvcb.rdata);
+          expect(copy.indexSvcb.rdata).toEqual(e.indexSvcb.rdata);
+          expect(copy.srv(10, 80).rdata).toEqual(e.srv(10, 80).rdata);
+          expect(copy.address.type).toBe(e.address.type);
+          expect(copy.address.rr.rdata).toEqual(e.address.rr.rdata);
         },
       ),
       { numRuns: 300 },

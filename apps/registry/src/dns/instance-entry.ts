@@ -19,9 +19,11 @@ import { FixedRrSet } from './record-set.js';
 import {
   addressRr,
   RRTYPE,
+  rdataBase64,
   srvRr,
   srvRrWithTargetWire,
   svcbRr,
+  svcbRrFromBase64,
   txtRr,
   withSvcTarget,
   type ZoneRr,
@@ -47,7 +49,7 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
 
   constructor(
     readonly declaration: Declaration,
-    private readonly port: number,
+    readonly port: number,
     /** Relative owner name of the instance (its label, which is its id). */
     readonly name: string,
     private readonly apex: string,
@@ -178,4 +180,47 @@ export function instanceEntry(
     if (isReachError(cause)) return err(cause);
     return err(new ReachError('INVALID_SVCB', `instance "${label}": ${String(cause)}`, { cause }));
   }
+}
+
+/**
+ * An InstanceEntry as plain data (it crosses threads): what a replica needs to lay the instance out
+ * without encoding its registration again. The main thread's zone encodes every registration anyway
+ * (`instanceEntry`, to reject what cannot be published); the responder thread encoding it a second
+ * time from the record cost ~10 KB of garbage and most of a put's CPU there (session 15).
+ */
+export interface InstanceEntryData {
+  /** The relative owner name, which is the instance id. */
+  name: string;
+  declaration: Declaration;
+  port: number;
+  /** The A or AAAA record's address as text. */
+  address: string;
+  /** The self SVCB record's RDATA, base64. */
+  selfSvcb: string;
+}
+
+/** `entry` as data for a replica (`entryFromData`). */
+export function entryData(entry: InstanceEntry): InstanceEntryData {
+  return {
+    name: entry.name,
+    declaration: entry.declaration,
+    port: entry.port,
+    address: entry.address.rr.text,
+    selfSvcb: rdataBase64(entry.selfSvcb),
+  };
+}
+
+/** The InstanceEntry `entryData` described, laid out with this zone's apex and TTL; nothing is re-encoded but the address. */
+export function entryFromData(data: InstanceEntryData, apex: string, ttl: number): InstanceEntry {
+  const address = addressRr(data.address);
+  return new InstanceEntry(
+    data.declaration,
+    data.port,
+    data.name,
+    apex,
+    ttl,
+    address.type,
+    address.rr,
+    svcbRrFromBase64(data.selfSvcb, data.name),
+  );
 }

@@ -328,6 +328,21 @@ export function svcbRr(svcb: SvcbRecord, glue?: string): ZoneRr {
   return new SvcbRr(roomSlab, start, rdata.length, glue);
 }
 
+/** A record's RDATA as base64 text (a replica receives an SVCB record so, not re-encoded: `svcbRrFromBase64`). */
+export function rdataBase64(rr: ZoneRr): string {
+  return rr instanceof SlabRr
+    ? rr.slab.toString('base64', rr.start, rr.start + rr.size)
+    : rr.rdata.toString('base64');
+}
+
+/** An SVCB record from RDATA that `rdataBase64` wrote, decoded straight onto a slab. */
+export function svcbRrFromBase64(rdata: string, glue?: string): ZoneRr {
+  const length = Buffer.byteLength(rdata, 'base64');
+  const start = room(length);
+  roomSlab.write(rdata, start, length, 'base64');
+  return new SvcbRr(roomSlab, start, length, glue);
+}
+
 /**
  * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target` in wire
  * form: the SvcParams' octets are reused as they are.

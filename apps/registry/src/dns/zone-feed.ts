@@ -1,5 +1,6 @@
+import { entryData, type InstanceEntry } from './instance-entry.js';
 import type { Zone, ZoneChange } from './zone.js';
-import type { PublishedInstance, ZoneUpdate } from './zone-replica.js';
+import type { ZoneUpdate } from './zone-replica.js';
 
 /** Weight-only changes arrive spread over a publication pass; gathering them this long means one rebuild, not hundreds. */
 const WEIGHT_DELAY_MS = 50;
@@ -10,7 +11,12 @@ const WEIGHT_DELAY_MS = 50;
  * WEIGHT_DELAY_MS (each update makes the replica rebuild its snapshot).
  */
 export class ZoneFeed {
-  private readonly pending = new Set<string>();
+  /**
+   * Instances changed since the last update, each with the entry its latest change encoded (sent as
+   * data: the replica lays it out without encoding the registration again), or undefined when that
+   * change removed it or could not publish it.
+   */
+  private readonly pending = new Map<string, InstanceEntry | undefined>();
   /** Instances whose weights moved (the zone reports only those). */
   private readonly pendingWeights = new Set<string>();
   private scheduled = false;
@@ -45,18 +51,12 @@ export class ZoneFeed {
       this.weightTimer ??= setTimeout(() => this.flush(), WEIGHT_DELAY_MS);
       return;
     }
-    for (const id of change.ids) this.pending.add(id);
+    for (const id of change.ids) this.pending.set(id, undefined);
+    for (const entry of change.entries) this.pending.set(entry.name, entry);
     if (this.scheduled) return;
     this.scheduled = true;
     // A burst of watch events in one task becomes one message.
     queueMicrotask(() => this.flush());
-  }
-
-  private published(id: string): PublishedInstance | undefined {
-    const record = this.zone.recordOf(id);
-    const weights = this.zone.weightsOf(id);
-    if (record === undefined || weights === undefined) return undefined;
-    return { record, weights };
   }
 
   private flush(): void {
@@ -65,9 +65,9 @@ export class ZoneFeed {
     this.weightTimer = undefined;
     if (this.closed) return;
     const update: ZoneUpdate = { serial: this.zone.serial, put: [], weights: [], deleted: [] };
-    for (const id of this.pending) {
-      const published = this.published(id);
-      if (published !== undefined) update.put.push(published);
+    for (const [id, entry] of this.pending) {
+      const weights = this.zone.weightsOf(id);
+      if (entry !== undefined && weights !== undefined) update.put.push({ entry: entryData(entry), weights });
       // Not published (gone, or never publishable): a replica that does not hold it ignores the delete.
       else update.deleted.push(id);
     }

@@ -50,6 +50,12 @@ describe('ZoneReplica fed by a ZoneFeed', () => {
     expect(updates).toHaveLength(0);
     await tick();
     expect(updates).toHaveLength(1);
+    // A change carries the zone's own encoding of each instance, not its record to encode again.
+    expect(updates[0]!.put.map((put) => ('entry' in put ? put.entry.name : undefined))).toEqual([
+      'beta-1',
+      'gamma-1',
+      'alpha-1',
+    ]);
     expect(exportZoneFile(replica.snapshot())).toBe(exportZoneFile(zone.snapshot()));
     source.remove('beta-1');
     await tick();

@@ -1,16 +1,25 @@
 import { SharedParts } from '../instances/shared-parts.js';
 import type { InstanceRecord } from '../store/records.js';
-import { instanceEntry } from './instance-entry.js';
+import {
+  entryFromData,
+  type InstanceEntry,
+  type InstanceEntryData,
+  instanceEntry,
+} from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import type { SnapshotProvider } from './packet-handler.js';
 import { type FrozenZone, freezeZone, type Pause } from './zone-file.js';
 import type { ZoneSnapshot } from './zone-snapshot.js';
 
-/** One published instance as data: its registration and the weights the zone gives it. */
-export interface PublishedInstance {
-  record: InstanceRecord;
-  weights: InstanceWeights;
-}
+/**
+ * One published instance as data, with the weights the zone gives it: its registration (a new
+ * replica's full copy, `Zone.everything`: the replica encodes it, not the main thread) or, for a
+ * change, the entry the main thread's zone already encoded (`InstanceEntryData`: nothing is encoded
+ * twice).
+ */
+export type PublishedInstance =
+  | { record: InstanceRecord; weights: InstanceWeights }
+  | { entry: InstanceEntryData; weights: InstanceWeights };
 
 /** A batch of zone changes as plain data (it crosses threads): applied in order, it keeps a replica equal to the zone. */
 export interface ZoneUpdate {
@@ -66,23 +75,35 @@ export class ZoneReplica implements SnapshotProvider {
 
   private applyNow(update: ZoneUpdate): void {
     for (const id of update.deleted) this.forget(id);
-    for (const { record, weights } of update.put) {
-      const old = this.live.entry(record.instance_id);
+    for (const put of update.put) {
+      const id = 'entry' in put ? put.entry.name : put.record.instance_id;
+      const old = this.live.entry(id);
       if (old !== undefined) this.shared.release(old);
-      // The entry keeps the shared declaration and the port; the rest of the clone is dropped.
-      this.shared.adopt(record);
-      // The zone only sends what it could encode, so this fails only if the two disagree.
-      const entry = instanceEntry(record, this.settings.apex, this.settings.ttl);
-      if (entry.ok) this.live.put(entry.value, weights);
-      else {
-        this.shared.release(record);
-        this.live.delete(record.instance_id);
-      }
+      const entry = this.entryOf(put);
+      if (entry !== undefined) this.live.put(entry, put.weights);
+      else this.live.delete(id);
     }
     for (const [id, weights] of update.weights) this.live.setWeights(id, weights);
     this.live.commit();
     this.serial = update.serial;
     this.cached = undefined;
+  }
+
+  /** The instance laid out from `put`, holding its version's shared declaration. */
+  private entryOf(put: PublishedInstance): InstanceEntry | undefined {
+    const { apex, ttl } = this.settings;
+    if ('entry' in put) {
+      put.entry.declaration = this.shared.adoptDeclaration(put.entry.declaration);
+      return entryFromData(put.entry, apex, ttl);
+    }
+    const { record } = put;
+    // The entry keeps the shared declaration and the port; the rest of the clone is dropped.
+    this.shared.adopt(record);
+    // The zone only sends what it could encode, so this fails only if the two disagree.
+    const entry = instanceEntry(record, apex, ttl);
+    if (entry.ok) return entry.value;
+    this.shared.release(record);
+    return undefined;
   }
 
   /** Deletes an instance and lets go of its shared declaration. */

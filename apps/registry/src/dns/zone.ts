@@ -12,7 +12,9 @@ import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 export type { InstanceWeights, ZoneSettings } from './live-zone.js';
 
 /** What changed: registrations (`ids`), or the weights of the instances listed (only those that moved). */
-export type ZoneChange = { ids: readonly string[] } | { weights: readonly string[] };
+export type ZoneChange =
+  /** `entries`: those of the ids put and published, as this change encoded them. */
+  { ids: readonly string[]; entries: readonly InstanceEntry[] } | { weights: readonly string[] };
 
 const sameWeights = (a: InstanceWeights, b: InstanceWeights | undefined): boolean =>
   a === b || (b !== undefined && JSON.stringify(a) === JSON.stringify(b));
@@ -234,7 +236,10 @@ export class Zone {
   private layOut(): LiveZone {
     if (this.live !== undefined) return this.live;
     const live = new LiveZone(this.settings);
-    for (const { record, weights } of this.everything().put) {
+    for (const id of this.published.ids()) {
+      const record = this.recordOf(id);
+      const weights = this.published.weights(id);
+      if (record === undefined || weights === undefined) continue;
       const entry = instanceEntry(record, this.apex, this.ttl);
       if (entry.ok) live.put(entry.value, weights);
     }
@@ -246,9 +251,13 @@ export class Zone {
 
   private apply(changes: InstanceChanges): void {
     for (const id of changes.deleted) this.published.delete(id);
-    for (const record of changes.put) this.put(record);
+    const entries: InstanceEntry[] = [];
+    for (const record of changes.put) {
+      const entry = this.put(record);
+      if (entry !== undefined) entries.push(entry);
+    }
     this.published.commit();
-    this.changed({ ids: [...changes.deleted, ...changes.put.map((record) => record.instance_id)] });
+    this.changed({ ids: [...changes.deleted, ...changes.put.map((record) => record.instance_id)], entries });
   }
 
   private weightsFor(record: InstanceRecord, capabilities: readonly string[]): InstanceWeights {
@@ -269,14 +278,16 @@ export class Zone {
     return weights;
   }
 
-  private put(record: InstanceRecord): void {
+  /** Publishes `record`; returns its entry, or undefined when it cannot be published. */
+  private put(record: InstanceRecord): InstanceEntry | undefined {
     const entry = instanceEntry(record, this.apex, this.ttl);
     if (entry.ok) {
       this.published.put(entry.value, this.weightsFor(record, entry.value.capabilities));
-      return;
+      return entry.value;
     }
     this.published.delete(record.instance_id);
     this.onSkip(record.instance_id, entry.error);
+    return undefined;
   }
 
   private changed(change: ZoneChange): void {

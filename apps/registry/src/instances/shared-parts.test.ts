@@ -46,4 +46,18 @@ describe('SharedParts', () => {
     parts.adopt(d);
     expect(d.declaration).not.toBe(a.declaration);
   });
+
+  it('shares a declaration alone (a zone entry holds no record), counted with the records of its version', () => {
+    const parts = new SharedParts();
+    const a = parsed('a-0001');
+    parts.adopt(a);
+    const copy = parsed('a-0002').declaration;
+    expect(parts.adoptDeclaration(copy)).toBe(a.declaration);
+    const other = { ...parsed('a-0003').declaration, priority: a.declaration.priority + 1 };
+    expect(parts.adoptDeclaration(other)).toBe(other);
+    parts.release(a);
+    parts.release({ declaration: a.declaration });
+    const fresh = parsed('a-0004').declaration;
+    expect(parts.adoptDeclaration(fresh)).toBe(fresh);
+  });
 });

@@ -40,6 +40,24 @@ export class SharedParts {
     this.adoptAlpn(record);
   }
 
+  /**
+   * The shared declaration equal to `declaration` (sharing this one from now on when its version is
+   * new), for a holder that keeps only the declaration of a record (the responder thread's zone
+   * entries); `release` it as a record.
+   */
+  adoptDeclaration(declaration: Declaration): Declaration {
+    const key = versionKey({ declaration });
+    const shared = this.versions.get(key);
+    if (shared === undefined) {
+      this.versions.set(key, { declaration, cardSha256: '', records: 1 });
+      return declaration;
+    }
+    if (shared.declaration !== declaration && !isDeepStrictEqual(shared.declaration, declaration))
+      return declaration;
+    shared.records++;
+    return shared.declaration;
+  }
+
   /** Forgets a record adopted earlier, or what kept its declaration (its version's parts go with its last record). */
   release(record: Pick<InstanceRecord, 'declaration'>): void {
     const key = versionKey(record);
