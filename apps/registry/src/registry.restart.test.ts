@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EmbeddedStore } from './store/embedded/embedded-store.js';
 import { registerBody } from './testing/fixtures.js';
 import { bearer, call } from './testing/http.js';
 import { startTestRegistry, type TestRegistry } from './testing/test-registry.js';
@@ -25,8 +26,17 @@ describe('a registry restart on the embedded store', () => {
       (await call(t.registry.app, 'POST', `/v1/agents/${id}/heartbeat`, { seq: 41 }, bearer(token))).status,
     ).toBe(200);
     await t.advance(3_000);
+    const records = await t.store.list('/reach/instances/');
 
+    // Each record loaded from the journal is the same JSON as the cache's parse of it, so the store keeps
+    // that object, not the text, as it does for a registration made in this process.
+    const kept = vi.spyOn(EmbeddedStore.prototype, 'keepAsSource');
     t = await t.restart();
+    expect(kept.mock.calls.map(([key, value]) => ({ key, value }))).toEqual(
+      records.map(({ key, value }) => ({ key, value })),
+    );
+    kept.mockRestore();
+    expect(await t.store.list('/reach/instances/')).toEqual(records);
     const listed = await call(t.registry.app, 'GET', '/v1/agents');
     expect((listed.body.instances as Array<{ instance_id: string }>).map((v) => v.instance_id)).toContain(id);
     expect(listed.body.instances).toHaveLength(2);

@@ -60,6 +60,24 @@ describe('InstanceCache', () => {
     await cache.close();
   });
 
+  it('hands the store each loaded record whose JSON is the text it was read from, to keep in its place', async () => {
+    await put('a-0006');
+    // Written by a version with a field this one does not know: its parse would lose it.
+    await put('a-0007', JSON.stringify({ ...instanceRecord('a-0007'), added_later: 1 }));
+    const kept: Array<[string, string, object]> = [];
+    const keeping: Pick<RegistryStore, 'watch' | 'keepAsSource'> = {
+      watch: (prefix, listener) => store.watch(prefix, listener),
+      keepAsSource: (key, value, source) => kept.push([key, value, source]),
+    };
+    const cache = await InstanceCache.start(keeping as RegistryStore, captureLogger().logger);
+    expect(cache.size).toBe(2);
+    expect(kept).toEqual([
+      [KEYS.instance('a-0006'), JSON.stringify(instanceRecord('a-0006')), cache.get('a-0006')],
+    ]);
+    expect(kept[0]![2]).toBe(cache.get('a-0006'));
+    await cache.close();
+  });
+
   it('skips records that are not valid, with a warning', async () => {
     const { logger, lines } = captureLogger();
     const cache = await InstanceCache.start(store, logger);

@@ -25,11 +25,15 @@ export class InstanceCache implements InstanceSource, LocalWrites {
   private watch: Watch | null = null;
   private closed = false;
 
-  private constructor(private readonly logger: Logger) {}
+  private constructor(
+    private readonly logger: Logger,
+    /** The store's `keepAsSource`, if it has one: records loaded at start are then held once, as objects. */
+    private readonly keepAsSource: RegistryStore['keepAsSource'],
+  ) {}
 
   /** Starts the watch and returns once the snapshot is loaded (the cache is primed). */
   static async start(store: RegistryStore, logger: Logger): Promise<InstanceCache> {
-    const cache = new InstanceCache(logger);
+    const cache = new InstanceCache(logger, store.keepAsSource?.bind(store));
     cache.watch = await followPrefix(store, KEYS.instancesPrefix, {
       load: (snapshot) => cache.load(snapshot),
       apply: (events) => cache.apply(events),
@@ -94,6 +98,10 @@ export class InstanceCache implements InstanceSource, LocalWrites {
       const record = this.parse(key, value);
       if (!record) continue;
       this.store(record, this.records.get(record.instance_id));
+      // The store may keep this object rather than the text it was read from, if they are the same JSON
+      // (not when, say, a newer version wrote fields this one drops).
+      if (this.keepAsSource !== undefined && JSON.stringify(record) === value)
+        this.keepAsSource(key, value, record);
       put.push(record);
     }
     this.snapshot = null;

@@ -102,7 +102,8 @@ export function createRegister(deps: RegistrationDeps) {
         record.external = true;
       }
       const value = JSON.stringify(record);
-      const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease }];
+      // The store may keep `record` itself (the instance cache holds it anyway), not its text.
+      const puts: PutOp[] = [{ key: KEYS.instance(instanceId), value, lease, source: record }];
       // Published with the declaration's weight until the leader publishes a computed one.
       if (skydns) {
         for (const entry of instanceSkydns(record, skydns, 'all'))

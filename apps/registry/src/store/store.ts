@@ -18,6 +18,14 @@ export interface PutOp {
   key: string;
   value: string;
   lease?: LeaseId;
+  /**
+   * The object `value` is the JSON text of, when its writer keeps that object anyway and never changes
+   * it in a way that changes its JSON. The embedded store keeps a lease-bound value as this object, not
+   * the text, and makes the text again when the value is read (`JSON.stringify(source)`: the same JSON,
+   * though an object whose parts were swapped for equal ones may order a map's keys differently). The
+   * etcd store ignores it.
+   */
+  source?: object;
 }
 
 /** The reason a lease operation or a transaction that uses a lease was refused. */
@@ -62,6 +70,12 @@ export interface RegistryStore {
   /** Applies every put and delete together or none; fails whole if a named lease does not exist. */
   commit(ops: { puts?: PutOp[]; deletes?: string[] }): Promise<Result<void, LeaseError>>;
   get(key: string): Promise<string | null>;
+  /**
+   * When `key` is lease-bound and holds exactly `value`, keeps `source` in its place as a put's
+   * `source` would have (its JSON text must be `value`): for values read back from before a restart.
+   * Only the embedded store has it; elsewhere values are not held in this process.
+   */
+  keepAsSource?(key: string, value: string, source: object): void;
   /** Every key under `prefix`, sorted by key. */
   list(prefix: string): Promise<KeyValue[]>;
   /** Takes a snapshot of `prefix` and then reports every later change, in order, in batches. */

@@ -34,6 +34,30 @@ describe('EmbeddedStore on a manual clock', () => {
     await second.close();
   });
 
+  it('writes a value kept as its source object into the journal and its snapshots as text', async () => {
+    const clock = new ManualClock();
+    const first = await openEmbeddedStore({ path: dir, clock, compactMinBytes: 1 });
+    const lease = await first.grantLease(10_000);
+    const record = { instance_id: 'a', endpoint: { host: '127.0.0.1', port: 1 }, n: 0 };
+    const value = JSON.stringify(record);
+    await first.commit({ puts: [{ key: '/reach/instances/a', value, lease, source: record }] });
+    // Superseded puts of another key, so the journal rewrites itself as a snapshot of the live keys.
+    for (let i = 0; i < 20; i++) {
+      await first.commit({ puts: [{ key: '/reach/other', value: 'x'.repeat(100 + i) }] });
+      await tick();
+    }
+    await first.flush();
+    const journal = await readFile(journalFileFor(dir), 'utf8');
+    // Rewritten: the first superseded value is gone, and the record is in the snapshot's puts.
+    expect(journal).not.toContain(`"${'x'.repeat(100)}"`);
+    expect(journal).toContain(JSON.stringify(['/reach/instances/a', value, lease]));
+    expect(await first.get('/reach/instances/a')).toBe(value);
+    await first.close();
+    const second = await openEmbeddedStore({ path: dir, clock });
+    expect(await second.list('/reach/instances/')).toEqual([{ key: '/reach/instances/a', value, lease }]);
+    await second.close();
+  });
+
   it('deletes expired keys through a watch in one batch, and remembers the expiry on disk', async () => {
     const clock = new ManualClock();
     const store = await openEmbeddedStore({ path: dir, clock });

@@ -13,9 +13,10 @@ import type {
   WatchEvent,
 } from '../store.js';
 import { ElectionQueue } from './election-queue.js';
+import { valueText } from './held-value.js';
 import { Journal, readJournal } from './journal.js';
 import { journalFileFor, lockJournal } from './journal-lock.js';
-import type { JournalPut, JournalRecord, JournalSnapshot } from './journal-records.js';
+import type { JournalPut, JournalRecord, JournalSnapshot, SnapshotPut } from './journal-records.js';
 import { KvState } from './kv-state.js';
 import { LeaseTable } from './lease-table.js';
 import { WatchHub } from './watch-hub.js';
@@ -172,6 +173,11 @@ export class EmbeddedStore implements RegistryStore {
     return ok(undefined);
   }
 
+  keepAsSource(key: string, value: string, source: object): void {
+    this.#open();
+    this.#kv.keepAsSource(key, value, source);
+  }
+
   async get(key: string): Promise<string | null> {
     this.#open();
     return this.#kv.get(key);
@@ -307,11 +313,12 @@ export class EmbeddedStore implements RegistryStore {
 }
 
 /** The watch events that turn the keys `before` into the keys `after` (both as journal puts). */
-function changesBetween(before: JournalPut[], after: JournalPut[]): WatchEvent[] {
+function changesBetween(before: SnapshotPut[], after: SnapshotPut[]): WatchEvent[] {
   const remaining = new Map<string, string>();
-  for (const [key, value] of before) remaining.set(key, value);
+  for (const [key, value] of before) remaining.set(key, valueText(value));
   const events: WatchEvent[] = [];
-  for (const [key, value] of after) {
+  for (const [key, held] of after) {
+    const value = valueText(held);
     if (remaining.get(key) !== value) events.push({ type: 'put', key, value });
     remaining.delete(key);
   }

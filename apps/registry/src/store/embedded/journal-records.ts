@@ -1,8 +1,12 @@
 import { ReachError } from '@agent-reach/sdk/protocol';
 import type { LeaseId } from '../store.js';
+import { type StoredValue, valueText } from './held-value.js';
 
 /** A put as stored in the journal: key, value and, when bound, the lease id. */
 export type JournalPut = [key: string, value: string, lease?: LeaseId];
+
+/** A put of a snapshot: its value as the store keeps it, made text as its chunk is written. */
+export type SnapshotPut = [key: string, value: StoredValue, lease?: LeaseId];
 
 /** One line of the journal. A `snap` line resets the state; the lines after it build on it. */
 export type JournalRecord =
@@ -15,7 +19,7 @@ export type JournalRecord =
 export interface JournalSnapshot {
   nextLease: number;
   leases: Array<[LeaseId, number]>;
-  kv: JournalPut[];
+  kv: SnapshotPut[];
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -82,6 +86,12 @@ export function parseJournal(text: string, file: string): { records: JournalReco
 export function* snapshotLines(snapshot: JournalSnapshot, chunk = 512): Generator<string> {
   yield `${JSON.stringify({ t: 'snap', next: snapshot.nextLease, leases: snapshot.leases })}\n`;
   for (let i = 0; i < snapshot.kv.length; i += chunk) {
-    yield `${JSON.stringify({ t: 'commit', p: snapshot.kv.slice(i, i + chunk) })}\n`;
+    const p = snapshot.kv
+      .slice(i, i + chunk)
+      .map(
+        ([key, value, lease]): JournalPut =>
+          lease === undefined ? [key, valueText(value)] : [key, valueText(value), lease],
+      );
+    yield `${JSON.stringify({ t: 'commit', p })}\n`;
   }
 }

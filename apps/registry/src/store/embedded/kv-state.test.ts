@@ -1,5 +1,6 @@
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { describe, expect, it } from 'vitest';
+import { HeldValue } from './held-value.js';
 import { snapshotLines } from './journal-records.js';
 import { KvState } from './kv-state.js';
 import { LeaseTable } from './lease-table.js';
@@ -90,5 +91,46 @@ describe('KvState.list', () => {
         .map(([key]) => key)
         .sort(),
     ).toEqual([...live].sort());
+  });
+});
+
+describe('KvState with a put that names its source', () => {
+  it('keeps a lease-bound value as its source object and reads it back as the same text', () => {
+    const leases = new LeaseTable(new ManualClock(), () => undefined);
+    const kv = new KvState(leases);
+    leases.grant('7', 1_000);
+    const record = { id: 'a', declaration: { capabilities: { x: {} } }, port: 1 };
+    const value = JSON.stringify(record);
+    const events = kv.apply(
+      [
+        { key: '/reach/instances/a', value, lease: '7', source: record },
+        { key: '/reach/durable', value, source: record },
+      ],
+      [],
+    );
+    expect(events).toEqual([
+      { type: 'put', key: '/reach/instances/a', value },
+      { type: 'put', key: '/reach/durable', value },
+    ]);
+    expect(kv.get('/reach/instances/a')).toBe(value);
+    expect(kv.list('/reach/instances/')).toEqual([{ key: '/reach/instances/a', value, lease: '7' }]);
+    expect([...snapshotLines({ nextLease: 8, leases: [], kv: kv.entries() })].join('')).toContain(
+      JSON.stringify(['/reach/instances/a', value, '7']),
+    );
+    // Counted as its text, and gone whole with its lease.
+    const textOnly = new KvState(new LeaseTable(new ManualClock(), () => undefined));
+    textOnly.apply([{ key: '/reach/durable', value }], []);
+    expect(kv.bytes - textOnly.bytes).toBe('/reach/instances/a'.length + value.length + 1 + 9);
+    // A value read back from before a restart is kept as its source only while it is that text.
+    kv.keepAsSource('/reach/durable', value, record);
+    leases.grant('8', 1_000);
+    kv.apply([{ key: '/reach/instances/b', value, lease: '8' }], []);
+    kv.keepAsSource('/reach/instances/b', `${value} `, record);
+    expect(leases.delete('8')!.bound[1]).toBe(value);
+    expect(kv.get('/reach/durable')).toBe(value);
+    const lease = leases.delete('7')!;
+    expect(lease.bound[1]).toBeInstanceOf(HeldValue);
+    expect((lease.bound[1] as HeldValue).source).toBe(record);
+    leases.close();
   });
 });

@@ -1,5 +1,6 @@
 import type { KeyValue, LeaseId, PutOp, WatchEvent } from '../store.js';
-import type { JournalPut } from './journal-records.js';
+import { HeldValue, type StoredValue, valueText } from './held-value.js';
+import type { SnapshotPut } from './journal-records.js';
 import { boundValue, type Lease, type LeaseTable } from './lease-table.js';
 
 /**
@@ -9,10 +10,11 @@ import { boundValue, type Lease, type LeaseTable } from './lease-table.js';
 type Slot = string | Lease;
 
 /** About what one key adds to a snapshot: `["key","value","lease"],` before JSON escaping. */
-const entryBytes = (key: string, value: string, lease: LeaseId | undefined): number =>
+const entryBytes = (key: string, value: StoredValue, lease: LeaseId | undefined): number =>
   key.length + value.length + (lease === undefined ? 6 : lease.length + 9);
 
-const slotValue = (key: string, slot: Slot): string =>
+/** The value of `key` as the store keeps it: its text, or (lease-bound) the object it is the JSON of. */
+const slotValue = (key: string, slot: Slot): StoredValue =>
   typeof slot === 'string' ? slot : boundValue(slot, key)!;
 const leaseOf = (slot: Slot): LeaseId | undefined => (typeof slot === 'string' ? undefined : slot.id);
 
@@ -54,7 +56,14 @@ export class KvState {
 
   get(key: string): string | null {
     const slot = this.#buckets.get(headOf(key))?.get(key);
-    return slot === undefined ? null : slotValue(key, slot);
+    return slot === undefined ? null : valueText(slotValue(key, slot));
+  }
+
+  /** Keeps `source` in place of `key`'s value when the key is lease-bound and its value is `value`. */
+  keepAsSource(key: string, value: string, source: object): void {
+    const slot = this.#buckets.get(headOf(key))?.get(key);
+    if (slot === undefined || typeof slot === 'string' || boundValue(slot, key) !== value) return;
+    this.#leases.bind(slot.id, key, new HeldValue(source, value.length));
   }
 
   /** Every key under `prefix`, sorted by key. */
@@ -76,12 +85,15 @@ export class KvState {
   static #collect(bucket: Map<string, Slot>, prefix: string, out: KeyValue[]): void {
     for (const [key, slot] of bucket) {
       if (!key.startsWith(prefix)) continue;
-      const value = slotValue(key, slot);
+      const value = valueText(slotValue(key, slot));
       out.push(typeof slot === 'string' ? { key, value } : { key, value, lease: slot.id });
     }
   }
 
-  /** Applies deletes then puts; the caller has already checked that every named lease is live. */
+  /**
+   * Applies deletes then puts; the caller has already checked that every named lease is live. A
+   * lease-bound put with a `source` is kept as that object, not its text (`HeldValue`).
+   */
   apply(puts: readonly PutOp[], deletes: readonly string[]): WatchEvent[] {
     const events: WatchEvent[] = [];
     for (const key of deletes) if (this.#remove(key)) events.push({ type: 'delete', key });
@@ -98,7 +110,8 @@ export class KvState {
         if (typeof previous !== 'string' && previous.id !== put.lease) this.#leases.unbind(previous, put.key);
       } else this.#size++;
       // A lease the table does not know (never the case for checked puts) leaves the key unbound.
-      const lease = put.lease === undefined ? undefined : this.#leases.bind(put.lease, put.key, put.value);
+      const value = put.source === undefined ? put.value : new HeldValue(put.source, put.value.length);
+      const lease = put.lease === undefined ? undefined : this.#leases.bind(put.lease, put.key, value);
       bucket.set(put.key, lease ?? put.value);
       this.#bytes += entryBytes(put.key, put.value, lease?.id);
       events.push({ type: 'put', key: put.key, value: put.value });
@@ -113,7 +126,7 @@ export class KvState {
     if (lease === undefined) return events;
     const { bound } = lease;
     for (let i = 0; i < bound.length; i += 2) {
-      const key = bound[i]!;
+      const key = bound[i] as string; // keys are text; only values may be held objects
       const head = headOf(key);
       const bucket = this.#buckets.get(head);
       if (bucket?.get(key) !== lease) continue;
@@ -124,9 +137,9 @@ export class KvState {
     return events;
   }
 
-  /** Every key as journal puts, for a snapshot. */
-  entries(): JournalPut[] {
-    const out: JournalPut[] = [];
+  /** Every key as journal puts, for a snapshot (held values stay objects until written). */
+  entries(): SnapshotPut[] {
+    const out: SnapshotPut[] = [];
     for (const bucket of this.#buckets.values())
       for (const [key, slot] of bucket)
         out.push(typeof slot === 'string' ? [key, slot] : [key, boundValue(slot, key)!, slot.id]);

@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '@agent-reach/sdk/clock';
 import type { LeaseId } from '../store.js';
+import type { StoredValue } from './held-value.js';
 
 /** A lease, and the keys bound to it with their values (kept here: no object per key). */
 export interface Lease {
@@ -8,14 +9,14 @@ export interface Lease {
   /** Monotonic deadline; the lease is gone once `clock.now()` reaches it. */
   deadline: number;
   /**
-   * Bound keys and their values, interleaved (`[key, value, key, value, …]`): a handful per lease, so
+   * Bound keys (text) and their values, interleaved (`[key, value, key, value, …]`): a handful per lease, so
    * an array is smaller than a Map and as quick; replaced, not grown (a pushed array keeps spare room).
    */
-  bound: readonly string[];
+  bound: readonly StoredValue[];
 }
 
 /** The value `key` has in `lease`'s bindings, if it is bound there. */
-export function boundValue(lease: Lease, key: string): string | undefined {
+export function boundValue(lease: Lease, key: string): StoredValue | undefined {
   const { bound } = lease;
   for (let i = 0; i < bound.length; i += 2) if (bound[i] === key) return bound[i + 1];
   return undefined;
@@ -66,7 +67,7 @@ export class LeaseTable {
   }
 
   /** Binds `key` with `value` to a live lease (replacing its value if bound); the lease, or undefined if unknown. */
-  bind(id: LeaseId, key: string, value: string): Lease | undefined {
+  bind(id: LeaseId, key: string, value: StoredValue): Lease | undefined {
     const lease = this.#leases.get(id);
     if (lease === undefined) return undefined;
     const { bound } = lease;
