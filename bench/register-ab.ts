@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { heartbeatLua, registerLua, registerMany } from './lib/agents.js';
 import {
   callgrindControl,
@@ -14,6 +16,7 @@ import {
   summariseProfile,
   type Window,
 } from './lib/cpuprofile.js';
+import { type GcTotals, gcTotalsSince } from './lib/gc-trace.js';
 import { spawnReady } from './lib/ready-child.js';
 import { type RegistryProcess, startRegistryProcess } from './lib/registry-process.js';
 import { wrk } from './lib/wrk.js';
@@ -37,6 +40,9 @@ import { wrk } from './lib/wrk.js';
  * each run's seqs above the last's), with no warm-up registrations: CPU per heartbeat at each size.
  * Leases are 900 s and the heartbeat interval 400 s (the registry suite's), so several large fills in
  * one run expire none and leave none suspect.
+ * BENCH_TRACE_GC=1 runs each registry with `--trace-gc-nvp` and prints, per target, the main isolate's
+ * collections over its timed runs per operation: scavenges, pause µs and bytes promoted to the old
+ * generation (what an operation allocated that outlived two scavenges).
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -48,6 +54,7 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 /** Registrations counted under callgrind (0: the wrk rounds instead). */
 const CALLGRIND = Number(process.env.BENCH_CALLGRIND ?? 0);
 const OP = process.env.BENCH_AB_OP ?? 'register';
+const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 if (OP !== 'register' && OP !== 'heartbeat') throw new Error(`BENCH_AB_OP: register or heartbeat, not ${OP}`);
 /** Seqs of one heartbeat run start above the last run's (no instance beats this often in one run). */
 const SEQS_PER_RUN = 10_000_000;
@@ -73,9 +80,14 @@ interface Target {
   /** The idle read after the fill. */
   idleWindow?: Window;
   profileDir?: string;
+  /** Its `--trace-gc-nvp` log (BENCH_TRACE_GC) and the main isolate's collections over the timed runs. */
+  gcLog?: string;
+  gc: GcTotals;
 }
 const registries: RegistryProcess[] = [];
 const targets: Target[] = [];
+const gcDir = TRACE_GC ? mkdtempSync(join(tmpdir(), 'reach-register-ab-gc-')) : undefined;
+const noGc = (): GcTotals => ({ scavenges: 0, markCompacts: 0, pauseMs: 0, promoted: 0, survived: 0 });
 const hello = await spawnReady<{ url: string }>(resolve(import.meta.dirname, 'lib/hello-main.ts'), {});
 try {
   for (const [r, root] of roots.entries()) {
@@ -83,13 +95,15 @@ try {
       const i = r * SIZES.length + s;
       const profileDir = PROFILE_DIR === undefined ? undefined : resolve(PROFILE_DIR, String(i));
       const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+      if (TRACE_GC) nodeFlags.push('--trace-gc-nvp');
+      const gcLog = gcDir === undefined ? undefined : join(gcDir, `gc-${i}.log`);
       // Leases of 900 s and a 400 s heartbeat interval, as in the registry suite: with several
       // 100,000 fills in one run, the first fleet's leases would otherwise expire, or its instances
       // turn suspect (each heartbeat then a tier change the leader writes), before they are timed.
       const registry = await startRegistryProcess(
         { type: 'embedded' },
         { heartbeat_interval: '400s', heartbeat_timeout: '900s' },
-        { root, nodeFlags },
+        { root, nodeFlags, ...(gcLog === undefined ? {} : { stdoutFile: gcLog }) },
       );
       registries.push(registry);
       const fleet = await registerMany(registry.url, size);
@@ -120,9 +134,11 @@ try {
         requests: 0,
         idleWindow: { fromUs: idleFrom, toUs: monotonicUs() },
         ...(profileDir === undefined ? {} : { profileDir }),
+        ...(gcLog === undefined ? {} : { gcLog }),
+        gc: noGc(),
       });
       process.stdout.write(
-        `${name}: ${size} instances + ${warm.requests} warm-up ${OP === 'heartbeat' ? 'heartbeats' : 'registrations'}; idle after them: ${(idle.cpuMs / IDLE_SECONDS).toFixed(0)} ms CPU/s over ${IDLE_SECONDS} s\n`,
+        `${name}: ${size} instances + ${warm.requests} warm-up ${OP === 'heartbeat' ? 'heartbeats' : 'registrations'}${IDLE_SECONDS > 0 ? `; idle after them: ${(idle.cpuMs / IDLE_SECONDS).toFixed(0)} ms CPU/s over ${IDLE_SECONDS} s` : ''}\n`,
       );
     }
   }
@@ -134,17 +150,23 @@ try {
     rps: [],
     windows: [],
     requests: 0,
+    gc: noGc(),
   });
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
       const lua = target.lua?.(round);
       const fromUs = monotonicUs();
+      const gcFrom = target.gcLog === undefined ? 0 : statSync(target.gcLog).size;
       const { result, cpuMs: used } = await cpuDuring([target.pid], () =>
         wrk(target.url, { seconds: SECONDS, ...(lua === undefined ? {} : { lua }) }),
       );
       target.windows.push({ fromUs, toUs: monotonicUs() });
       target.requests += result.requests;
+      if (target.gcLog !== undefined) {
+        const gc = gcTotalsSince(target.gcLog, gcFrom);
+        for (const key of Object.keys(gc) as (keyof GcTotals)[]) target.gc[key] += gc[key];
+      }
       if (result.non2xx > 0 || result.errors > 0)
         throw new Error(`${target.name}: ${result.non2xx} non-2xx, ${result.errors} socket errors`);
       const us = (used * 1000) / Math.max(1, result.requests);
@@ -164,9 +186,22 @@ try {
       `| ${t.name} | ${median(t.cpuUs).toFixed(1)} (${t.cpuUs.map((x) => x.toFixed(1)).join(' / ')}) | ${Math.round(median(t.rps))} |\n`,
     );
   }
+  if (TRACE_GC) {
+    process.stdout.write(
+      '\n| checkout | main isolate over the timed runs: scavenges per 1,000 requests | mark-compacts | GC pause µs per request | bytes promoted per request | bytes survived (young) per request |\n|---|---|---|---|---|---|\n',
+    );
+    for (const t of targets) {
+      if (t.gcLog === undefined) continue;
+      const per = (x: number) => x / Math.max(1, t.requests);
+      process.stdout.write(
+        `| ${t.name} | ${(per(t.gc.scavenges) * 1000).toFixed(2)} | ${t.gc.markCompacts} | ${(per(t.gc.pauseMs) * 1000).toFixed(2)} | ${per(t.gc.promoted).toFixed(1)} | ${per(t.gc.survived).toFixed(1)} |\n`,
+      );
+    }
+  }
 } finally {
   for (const registry of registries) await registry.stop();
   await hello.stop();
+  if (gcDir !== undefined) rmSync(gcDir, { recursive: true, force: true });
 }
 for (const target of targets) {
   if (target.profileDir === undefined) continue;
@@ -188,10 +223,9 @@ for (const target of targets) {
  * under valgrind even so) and on only for them; instruction counts do not move with machine load.
  */
 async function instructionsPerRegistration(): Promise<void> {
-  const { mkdtempSync, rmSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const dir = mkdtempSync(join(tmpdir(), 'reach-register-cg-'));
+  // BENCH_CALLGRIND_OUT=<dir>: the callgrind.<i>.out files are kept there (for callgrind_annotate).
+  const keep = process.env.BENCH_CALLGRIND_OUT;
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'reach-register-cg-'));
   try {
     for (const [i, root] of roots.entries()) {
       const registry = await startRegistryProcess(
@@ -225,6 +259,6 @@ async function instructionsPerRegistration(): Promise<void> {
       }
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -37,3 +37,41 @@ export function gcSince(file: string, from: number, to?: number): string {
     )
     .join('; ');
 }
+
+/** What `--trace-gc-nvp` logged for one isolate over a stretch of its log. */
+export interface GcTotals {
+  scavenges: number;
+  /** Mark-compacts (full collections), incremental or not. */
+  markCompacts: number;
+  /** Pause ms, all kinds. */
+  pauseMs: number;
+  /** Bytes the scavenges copied from the young generation into the old one. */
+  promoted: number;
+  /** Bytes the scavenges copied within the young generation (survived one scavenge, not yet promoted). */
+  survived: number;
+}
+
+/**
+ * The collections `--trace-gc-nvp` logged to `file` from byte `from` (up to byte `to`), summed for the
+ * main isolate (the first one the log names; a worker's isolate, e.g. the DNS responder thread, is left
+ * out): how many, their pauses, and the bytes scavenges promoted to the old generation — what outlived
+ * two scavenges, i.e. what the work of that stretch kept alive for a while.
+ */
+export function gcTotalsSince(file: string, from: number, to?: number): GcTotals {
+  const text = readFileSync(file).toString('utf8');
+  const mainIsolate = /^\[\d+:(0x[0-9a-f]+)\]/m.exec(text)?.[1];
+  const totals: GcTotals = { scavenges: 0, markCompacts: 0, pauseMs: 0, promoted: 0, survived: 0 };
+  const stretch = Buffer.from(text).subarray(from, to).toString('utf8');
+  for (const [, isolate, fields] of stretch.matchAll(/^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (pause=.*)$/gm)) {
+    if (isolate !== mainIsolate) continue;
+    const value = (name: string) => Number(new RegExp(`(?:^| )${name}=([\\d.]+)`).exec(fields!)?.[1] ?? 0);
+    const kind = /(?:^| )gc=(\w+)/.exec(fields!)?.[1];
+    if (kind === 's') {
+      totals.scavenges++;
+      totals.promoted += value('promoted');
+      totals.survived += value('new_space_survived');
+    } else if (kind === 'mc') totals.markCompacts++;
+    totals.pauseMs += value('pause');
+  }
+  return totals;
+}
