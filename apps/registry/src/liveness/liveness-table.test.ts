@@ -40,14 +40,38 @@ describe('LivenessTable', () => {
     expect(entry.lastBeatWall).toBeNull();
     table.beat(entry, first);
     expect(entry.lastBeatWall).toBe(clock.wallNow());
+    const held = entry.load;
+    expect(held).toEqual(first);
     table.beat(entry, { in_flight: 1, capacity: 4, queue: 0 });
-    expect(entry.load).toBe(first);
+    expect(entry.load).toBe(held);
     table.applyFact(entry, { seq: 5, ageMs: 0, wallAt: 1, load: { in_flight: 1, capacity: 4, queue: 0 } });
-    expect(entry.load).toBe(first);
+    expect(entry.load).toBe(held);
     table.beat(entry, { in_flight: 2, capacity: 4, queue: 0 });
     expect(entry.load).toEqual({ in_flight: 2, capacity: 4, queue: 0 });
     table.applyFact(entry, { seq: 6, ageMs: 0, wallAt: 2, load: { in_flight: 2, capacity: 4, queue: 3 } });
     expect(table.snapshot('a-0001')?.load).toEqual({ in_flight: 2, capacity: 4, queue: 3 });
+  });
+
+  it('shares one load object among instances that report the same load', () => {
+    const clock = new ManualClock(0, { wallMs: instanceRecord().registered_at });
+    const table = new LivenessTable(clock, 6000);
+    const a = table.track(instanceRecord('a-0001'), true);
+    const b = table.track(instanceRecord('a-0002'), true);
+    const sent = { in_flight: 3, capacity: 8, queue: 1 };
+    table.beat(a, sent);
+    table.beat(b, { in_flight: 3, capacity: 8, queue: 1 });
+    expect(a.load).toEqual(sent);
+    // Neither keeps the parsed body's object: both hold the table's one copy.
+    expect(a.load).not.toBe(sent);
+    expect(b.load).toBe(a.load);
+    table.applyFact(b, { seq: 9, ageMs: 0, wallAt: 1, load: { in_flight: 0, capacity: 8, queue: 0 } });
+    table.beat(a, { in_flight: 0, capacity: 8, queue: 0 });
+    expect(a.load).toBe(b.load);
+    expect(a.load).toEqual({ in_flight: 0, capacity: 8, queue: 0 });
+    // Counts past the shared range are kept as they came, and still read back.
+    const large = { in_flight: 5000, capacity: 8000, queue: 0 };
+    table.beat(a, large);
+    expect(a.load).toBe(large);
   });
 
   it('dates a registration first seen long after it was made (a restart) from its record, once', () => {

@@ -13,6 +13,38 @@ function sameLoad(a: Load, b: Load): boolean {
   return a.in_flight === b.in_flight && a.capacity === b.capacity && a.queue === b.queue;
 }
 
+/** Loads whose three counts are all below this are shared (one object per distinct load). */
+const SHARED_LOAD_LIMIT = 1024;
+/** Most distinct loads one table shares (~90 bytes each); past that a load is kept as it came. */
+const SHARED_LOADS_MAX = 4096;
+
+/**
+ * One object per distinct load for every instance of a table. A heartbeat's load is parsed from its
+ * body, and a new one was kept by its instance until the next different load: at 100,000 instances
+ * each beating every few seconds, every heartbeat that moved a load (and every instance's first) left
+ * an object the young generation copied and promoted, and each instance held one of its own. A fleet's
+ * loads are few distinct values (small counts, one capacity per agent), so they are shared instead.
+ */
+class SharedLoads {
+  readonly #byKey = new Map<number, Load>();
+
+  /** The shared load equal to `load`, or `load` itself when its counts are large or the table is full. */
+  of(load: Load): Load {
+    const { in_flight, capacity, queue } = load;
+    if (in_flight >= SHARED_LOAD_LIMIT || capacity >= SHARED_LOAD_LIMIT || queue >= SHARED_LOAD_LIMIT)
+      return load;
+    // Below 2^30: a small integer key, compared without allocating.
+    const key = (in_flight * SHARED_LOAD_LIMIT + capacity) * SHARED_LOAD_LIMIT + queue;
+    const shared = this.#byKey.get(key);
+    if (shared !== undefined) return shared;
+    if (this.#byKey.size >= SHARED_LOADS_MAX) return load;
+    // A copy of its own: the parsed body's object is not kept, whatever else hangs off it.
+    const copy: Load = { in_flight, capacity, queue };
+    this.#byKey.set(key, copy);
+    return copy;
+  }
+}
+
 /**
  * Replica-local liveness of one live instance. The leader evicts it `heartbeatTimeoutMs` after its last
  * heartbeat (any replica's, through the shared facts); its store lease is only the dead-man switch.
@@ -21,25 +53,34 @@ export class LivenessEntry {
   /** The last accepted seq; undefined until the first heartbeat after a registry restart (any seq is the baseline). */
   lastSeq: number | undefined;
   load: Load = DEFAULT_LOAD;
-  /** Monotonic ms of the last accepted heartbeat, or of registration / first sight. */
-  lastBeatMono: number;
+  /**
+   * Monotonic ms of the last accepted heartbeat, or of registration / first sight. Initialised here with
+   * a double (the constructor sets the real value): a field declared without a value is `undefined`
+   * first, so V8 gives it a tagged slot and every heartbeat's store allocated a new heap number, which
+   * at 100,000 instances lived until the instance's next heartbeat and was promoted. A double field is
+   * written in place.
+   */
+  lastBeatMono = Number.NEGATIVE_INFINITY;
   /**
    * Monotonic ms of the registration (drives routing's warm-up): the earlier of this replica's first
    * sight and the record's wall-clock time turned monotonic then, so a registry restart does not warm
    * every instance up again and a later wall-clock step changes nothing.
    */
-  readonly registeredMono: number;
+  readonly registeredMono: number = Number.NEGATIVE_INFINITY;
   /**
    * Monotonic ms at which this replica last refreshed (or granted) the instance's lease; -Infinity when
    * it never did here, so the first heartbeat this replica takes refreshes it.
    */
   leaseKeptMono = Number.NEGATIVE_INFINITY;
   /**
-   * Wall-clock ms of the last accepted heartbeat, -1 before the first. A number, never null: a field
-   * that once held null boxes every number stored in it, one new heap number per heartbeat, which at
-   * 100,000 instances lived until the next and was promoted; a number field is written in place.
+   * Wall-clock ms of the last accepted heartbeat, -Infinity before the first. A number, never null: a
+   * field that once held null boxes every number stored in it, one new heap number per heartbeat, which
+   * at 100,000 instances lived until the next and was promoted; a number field is written in place. And
+   * a double from the start, not a small integer (-1): the first wall-clock time stored then changed
+   * the field's representation, which deprecates the hidden class of every entry made before it, so at
+   * 100,000 instances each one's first heartbeat paid a migration of its entry (and a new heap number).
    */
-  private beatWallMs = -1;
+  private beatWallMs = Number.NEGATIVE_INFINITY;
   /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */
   deregistering = false;
 
@@ -57,7 +98,7 @@ export class LivenessEntry {
 
   /** Wall-clock ms of the last accepted heartbeat, for display only; null before the first. */
   get lastBeatWall(): number | null {
-    return this.beatWallMs < 0 ? null : this.beatWallMs;
+    return this.beatWallMs === Number.NEGATIVE_INFINITY ? null : this.beatWallMs;
   }
 
   set lastBeatWall(wallMs: number) {
@@ -93,6 +134,7 @@ const TOMBSTONE_TTL_MS = 10 * 60_000;
 export class LivenessTable {
   private readonly entries = new Map<string, LivenessEntry>();
   private readonly tombstones = new Map<string, Tombstone>();
+  private readonly loads = new SharedLoads();
 
   constructor(
     private readonly clock: Clock,
@@ -127,7 +169,7 @@ export class LivenessTable {
 
   /** Records an accepted heartbeat. */
   beat(entry: LivenessEntry, load: Load): void {
-    if (!sameLoad(entry.load, load)) entry.load = load;
+    if (!sameLoad(entry.load, load)) entry.load = this.loads.of(load);
     entry.lastBeatMono = this.clock.now();
     entry.lastBeatWall = this.clock.wallNow();
   }
@@ -142,7 +184,7 @@ export class LivenessTable {
     if (!newer && (fact.seq < entry.lastSeq! || beatAt <= entry.lastBeatMono)) return false;
     if (newer) {
       entry.lastSeq = fact.seq;
-      if (!sameLoad(entry.load, fact.load)) entry.load = fact.load;
+      if (!sameLoad(entry.load, fact.load)) entry.load = this.loads.of(fact.load);
       entry.lastBeatWall = Math.max(entry.lastBeatWall ?? 0, fact.wallAt);
     }
     if (beatAt > entry.lastBeatMono) entry.lastBeatMono = beatAt;
