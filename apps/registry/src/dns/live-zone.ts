@@ -4,7 +4,17 @@ import { ChangeLog } from './change-log.js';
 import { InstanceEntry, type InstanceWeights } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire, nameToWire } from './names.js';
 import { FixedRrSet, RecordSet } from './record-set.js';
-import { addressRr, nsRr, RRTYPE, rdataUInt16, soaRr, txtRr, type ZoneRr } from './rr.js';
+import {
+  addressRr,
+  nsRr,
+  RRTYPE,
+  rdataUInt16,
+  soaRr,
+  txtRr,
+  withSrvWeight,
+  withSvcPriority,
+  type ZoneRr,
+} from './rr.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
 import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 
@@ -51,7 +61,9 @@ const weightFor = (weights: InstanceWeights, capability: string): SrvWeight =>
 /**
  * One instance's SRV and index SVCB records while they are laid out: the sets of its capabilities get
  * the same record object wherever the priority and weight are the same (records are never written
- * once placed), not a copy per set: ~600 bytes per instance of two capabilities.
+ * once placed), not a copy per set: ~600 bytes per instance of two capabilities. A weight change
+ * makes its records from the ones they replace (`from`): the same octets but the priority and weight,
+ * copied and patched, not encoded again from the entry (~2 KB of garbage per weight before).
  */
 class InstanceRecords {
   #genericSrv: ZoneRr | undefined;
@@ -68,15 +80,23 @@ class InstanceRecords {
     return this.#genericSrv;
   }
 
-  srv(w: WireWeight): ZoneRr {
-    return w.srvPriority === this.generic.srvPriority && w.weight === this.generic.weight
-      ? this.genericSrv
-      : this.entry.srv(w.srvPriority, w.weight);
+  /** The SRV record at `w`; `from`, any SRV record of this instance, is copied rather than encoded. */
+  srv(w: WireWeight, from?: ZoneRr): ZoneRr {
+    const generic = w.srvPriority === this.generic.srvPriority && w.weight === this.generic.weight;
+    if (generic && this.#genericSrv !== undefined) return this.#genericSrv;
+    const made =
+      from === undefined
+        ? this.entry.srv(w.srvPriority, w.weight)
+        : withSrvWeight(from, w.srvPriority, w.weight);
+    if (generic) this.#genericSrv = made;
+    return made;
   }
 
-  indexSvcb(svcPriority: number): ZoneRr {
+  /** The index SVCB record at `svcPriority`; `from`, any index SVCB record of this instance, is copied rather than encoded. */
+  indexSvcb(svcPriority: number, from?: ZoneRr): ZoneRr {
     if (this.svcb === undefined || rdataUInt16(this.svcb, 0) !== svcPriority)
-      this.svcb = this.entry.indexSvcbAt(svcPriority);
+      this.svcb =
+        from === undefined ? this.entry.indexSvcbAt(svcPriority) : withSvcPriority(from, svcPriority);
     return this.svcb;
   }
 }
@@ -200,16 +220,16 @@ export class LiveZone {
     const records = new InstanceRecords(entry, generic);
     // One search per set (a get and a put were two, ~1-2 µs each at 100,000 members), and no new
     // record where the old one already carries the priority and weight.
-    if (this.generic.update(id, (old) => (carries(old, generic) ? old : records.genericSrv)))
+    if (this.generic.update(id, (old) => (carries(old, generic) ? old : records.srv(generic, old))))
       this.touched.add(DnsNames.genericSrv);
     for (const capability of entry.capabilities) {
       const c = this.capabilities.get(capability)!;
       const w = wireWeight(weightFor(weights, capability));
       const svcb = (old: ZoneRr) =>
-        rdataUInt16(old, 0) === w.svcPriority ? old : records.indexSvcb(w.svcPriority);
+        rdataUInt16(old, 0) === w.svcPriority ? old : records.indexSvcb(w.svcPriority, old);
       if (c.svcb.update(id, svcb)) this.touched.add(c.svcbNode.name);
       if (c.srv === null) continue;
-      if (c.srv.update(id, (old) => (carries(old, w) ? old : records.srv(w))))
+      if (c.srv.update(id, (old) => (carries(old, w) ? old : records.srv(w, old))))
         this.touched.add(c.srvNode!.name);
     }
   }

@@ -359,19 +359,30 @@ export function withSvcTarget(rr: ZoneRr, target: Buffer, glue?: string): ZoneRr
   return new SvcbRr(out, start, length, glue);
 }
 
+/** The octets of `rr`'s RDATA, read without making a view of a slab record's. */
+const rdataSize = (rr: ZoneRr): number => (rr instanceof SlabRr ? rr.size : rr.rdata.length);
+
+/** A copy of `rr`'s RDATA on a slab (`roomSlab`): its offset there. A slab record's is copied without a view (a weight change makes two or three such copies). */
+function pooledRdata(rr: ZoneRr): number {
+  if (!(rr instanceof SlabRr)) return pooled(rr.rdata);
+  const start = room(rr.size);
+  rr.slab.copy(roomSlab, start, rr.start, rr.start + rr.size);
+  return start;
+}
+
 /** The same SVCB record with another SvcPriority: the priority is the RDATA's first two octets. */
 export function withSvcPriority(rr: ZoneRr, priority: number): ZoneRr {
-  const start = pooled(rr.rdata);
+  const start = pooledRdata(rr);
   roomSlab.writeUInt16BE(priority, start);
-  return new SvcbRr(roomSlab, start, rr.rdata.length, rr.glue);
+  return new SvcbRr(roomSlab, start, rdataSize(rr), rr.glue);
 }
 
 /** The same SRV record with another priority and weight: the RDATA's first four octets. */
 export function withSrvWeight(rr: ZoneRr, priority: number, weight: number): ZoneRr {
-  const start = pooled(rr.rdata);
+  const start = pooledRdata(rr);
   roomSlab.writeUInt16BE(priority, start);
   roomSlab.writeUInt16BE(weight, start + 2);
-  return new SrvRr(roomSlab, start, rr.rdata.length, rr.glue);
+  return new SrvRr(roomSlab, start, rdataSize(rr), rr.glue);
 }
 
 /** Whether two records carry the same octets (a republished weight that did not move is left alone). */
