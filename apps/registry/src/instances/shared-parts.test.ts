@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { instanceRecord } from '../testing/fixtures.js';
-import { SharedParts } from './shared-parts.js';
+import { SharedParts, sameJson } from './shared-parts.js';
 
 /** A record as the cache gets it from the store: every part a fresh parse. */
 const parsed = (id: string, port = 8001) => JSON.parse(JSON.stringify(instanceRecord(id, port)));
@@ -59,5 +59,18 @@ describe('SharedParts', () => {
     parts.release({ declaration: a.declaration });
     const fresh = parsed('a-0004').declaration;
     expect(parts.adoptDeclaration(fresh)).toBe(fresh);
+  });
+});
+
+describe('sameJson', () => {
+  it('compares JSON values by content, key order aside', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: 1, b: 2 }, { a: 1 })).toBe(false);
+    expect(sameJson({ a: [1, 2] }, { a: [2, 1] })).toBe(false);
+    expect(sameJson({ a: [] }, { a: {} })).toBe(false);
+    expect(sameJson({ a: null }, { a: {} })).toBe(false);
+    expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
+    expect(sameJson([{}], [{}])).toBe(true);
   });
 });

@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Declaration } from '@agent-reach/sdk/protocol';
 import type { InstanceRecord } from '../store/records.js';
 
@@ -29,7 +28,7 @@ export class SharedParts {
       this.versions.set(key, { declaration: record.declaration, cardSha256: record.card_sha256, records: 1 });
     } else if (
       shared.declaration === record.declaration ||
-      isDeepStrictEqual(shared.declaration, record.declaration)
+      sameJson(shared.declaration, record.declaration)
     ) {
       record.declaration = shared.declaration;
       if (record.card_sha256 === shared.cardSha256) record.card_sha256 = shared.cardSha256;
@@ -52,8 +51,7 @@ export class SharedParts {
       this.versions.set(key, { declaration, cardSha256: '', records: 1 });
       return declaration;
     }
-    if (shared.declaration !== declaration && !isDeepStrictEqual(shared.declaration, declaration))
-      return declaration;
+    if (shared.declaration !== declaration && !sameJson(shared.declaration, declaration)) return declaration;
     shared.records++;
     return shared.declaration;
   }
@@ -77,3 +75,28 @@ export class SharedParts {
 
 const versionKey = (record: Pick<InstanceRecord, 'declaration'>): string =>
   `${record.declaration.agent_name}\n${record.declaration.version}`;
+
+/**
+ * Whether two values parsed from JSON are equal (key order aside): what a declaration is. Every
+ * registration is compared so, on the main thread and the responder thread; `util.isDeepStrictEqual`
+ * took ~11 µs and 1.5 KB of garbage per bench declaration, this ~0.7 µs and none to speak of.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+    keys++;
+  }
+  for (const _ in y) keys--;
+  return keys === 0;
+}
