@@ -105,16 +105,24 @@ function glueFor(
 
 const GLUE_TYPES = [RRTYPE.A, RRTYPE.AAAA];
 
+function answers(sets: readonly RrSet[], type: number): boolean {
+  for (let i = 0; i < sets.length; i++) if (sets[i]!.type === type) return true;
+  return false;
+}
+
 function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): WireRrSet[] {
   const additional: WireRrSet[] = [];
+  // A set's glue names are distinct; only several sets (ANY) can name one twice.
   let seen: Set<string> | undefined;
   for (const set of answered) {
     const names = set.glueNames();
     if (names.length === 0) continue;
-    seen ??= new Set();
     for (const name of names) {
-      if (seen.has(name)) continue;
-      seen.add(name);
+      if (answered.length > 1) {
+        seen ??= new Set();
+        if (seen.has(name)) continue;
+        seen.add(name);
+      }
       const target = snapshot.nodes.get(name);
       if (target === undefined) continue;
       for (const type of GLUE_TYPES) {
@@ -122,7 +130,7 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
         if (glue === undefined) continue;
         if (target !== node) additional.push(glue.ownedWire(target.wire));
         // The question's own name (an SVCB whose target is "."): its owner is a pointer to the question.
-        else if (!answered.some((set) => set.type === type)) additional.push(glue.answerWire());
+        else if (!answers(answered, type)) additional.push(glue.answerWire());
       }
     }
   }

@@ -1,5 +1,5 @@
 import { wireRdataLength, type ZoneRr } from './rr.js';
-import { encodeRrs, type WireRrSet, wireRrSize } from './rrset-wire.js';
+import { encodeOneRr, encodeRrs, type WireRrSet, wireRrSize } from './rrset-wire.js';
 import { SortedMembers } from './sorted-members.js';
 import type { RrSet } from './zone-node.js';
 
@@ -71,6 +71,11 @@ export class FixedRrSet implements RrSet {
    */
   ownedWire(owner: Buffer | null): WireRrSet {
     if (this.#wire !== undefined && this.#owner === owner) return this.#wire;
+    if (this.rrs.length === 1) {
+      this.#wire = encodeOneRr(this.type, this.ttl, this.rrs[0]!, owner);
+      this.#owner = owner;
+      return this.#wire;
+    }
     let size = 0;
     for (const rr of this.rrs) size += wireRrSize(owner, wireRdataLength(rr));
     this.#wire = encodeRrs(this.type, this.ttl, this.rrs, owner, size);
@@ -79,6 +84,11 @@ export class FixedRrSet implements RrSet {
   }
 
   glueNames(): readonly string[] {
+    if (this.rrs.length === 1) {
+      // One record (an instance's own, made per answer): no Set to find its one name.
+      const { glue } = this.rrs[0]!;
+      return glue === undefined ? NO_GLUE : [glue];
+    }
     return uniqueGlue(this.rrs, this.rrs.length);
   }
 }

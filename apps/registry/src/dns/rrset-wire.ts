@@ -73,3 +73,30 @@ export function encodeRrs(
   }
   return { bytes, size, count: kept.length, rrEnds, patches };
 }
+
+/**
+ * `encodeRrs` for a set of one record (an instance's own A or SVCB, made per answer, the SOA, NS):
+ * the same octets with none of the arrays and iteration a set of many needs.
+ */
+export function encodeOneRr(type: number, ttl: number, rr: ZoneRr, owner: Buffer | null): WireRrSet {
+  const rdataLength = wireRdataLength(rr);
+  const size = wireRrSize(owner, rdataLength);
+  const bytes = Buffer.allocUnsafe(size);
+  const patches: number[] = [];
+  let at: number;
+  if (owner === null) {
+    at = bytes.writeUInt16BE(0xc00c, 0);
+  } else {
+    at = owner.copy(bytes, 0);
+    patches.push(at);
+    at = bytes.writeUInt16BE(0, at);
+  }
+  at = bytes.writeUInt16BE(type, at);
+  at = bytes.writeUInt16BE(CLASS_IN, at);
+  at = bytes.writeUInt32BE(ttl, at);
+  at = bytes.writeUInt16BE(rdataLength, at);
+  const pointers = rr.compressed?.pointers;
+  if (pointers !== undefined) for (const pointer of pointers) patches.push(at + pointer);
+  copyWireRdata(rr, bytes, at);
+  return { bytes, size, count: 1, rrEnds: [size], patches };
+}
