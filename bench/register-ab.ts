@@ -55,6 +55,13 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const CALLGRIND = Number(process.env.BENCH_CALLGRIND ?? 0);
 const OP = process.env.BENCH_AB_OP ?? 'register';
 const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
+/**
+ * BENCH_AB_WARMUP=<seconds>: routing's warm-up ramp (default 300). A long one (3600: DNS's first
+ * warm-up step 400 s after registration) keeps the leader's weight pass from writing while the timed
+ * runs go on: at 100,000 instances filled a minute before, the default ramp has it write ~1,000
+ * weights every 5 s, whose garbage the GC figures per request would count as the operation's.
+ */
+const WARMUP = process.env.BENCH_AB_WARMUP === undefined ? undefined : Number(process.env.BENCH_AB_WARMUP);
 if (OP !== 'register' && OP !== 'heartbeat') throw new Error(`BENCH_AB_OP: register or heartbeat, not ${OP}`);
 /** Seqs of one heartbeat run start above the last run's (no instance beats this often in one run). */
 const SEQS_PER_RUN = 10_000_000;
@@ -102,7 +109,11 @@ try {
       // turn suspect (each heartbeat then a tier change the leader writes), before they are timed.
       const registry = await startRegistryProcess(
         { type: 'embedded' },
-        { heartbeat_interval: '400s', heartbeat_timeout: '900s' },
+        {
+          heartbeat_interval: '400s',
+          heartbeat_timeout: '900s',
+          ...(WARMUP === undefined ? {} : { warmup: WARMUP }),
+        },
         { root, nodeFlags, ...(gcLog === undefined ? {} : { stdoutFile: gcLog }) },
       );
       registries.push(registry);
