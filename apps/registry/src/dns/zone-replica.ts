@@ -8,6 +8,7 @@ import {
 } from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import type { SnapshotProvider } from './packet-handler.js';
+import { SharedWeights } from './shared-weights.js';
 import { type FrozenZone, freezeZone, type Pause } from './zone-file.js';
 import type { ZoneSnapshot } from './zone-snapshot.js';
 
@@ -44,6 +45,8 @@ export class ZoneReplica implements SnapshotProvider {
   private held: ZoneUpdate[] = [];
   /** Records arrive as clones, each with its own declaration: one declaration per version is kept, as the instance cache does. */
   private readonly shared = new SharedParts();
+  /** Each update's weights arrive as copies: equal ones are kept as one object, as the Zone keeps them. */
+  private readonly weights = new SharedWeights();
   private freezing = 0;
 
   constructor(private readonly settings: ZoneSettings) {
@@ -80,10 +83,10 @@ export class ZoneReplica implements SnapshotProvider {
       const old = this.live.entry(id);
       if (old !== undefined) this.shared.release(old);
       const entry = this.entryOf(put);
-      if (entry !== undefined) this.live.put(entry, put.weights);
+      if (entry !== undefined) this.live.put(entry, this.weights.intern(put.weights));
       else this.live.delete(id);
     }
-    for (const [id, weights] of update.weights) this.live.setWeights(id, weights);
+    for (const [id, weights] of update.weights) this.live.setWeights(id, this.weights.intern(weights));
     this.live.commit();
     this.serial = update.serial;
     this.cached = undefined;

@@ -5,6 +5,7 @@ import { defaultWeightOf, guardedWeightOf, type SrvWeight, type WeightOf } from 
 import { type InstanceEntry, instanceEntry } from './instance-entry.js';
 import { type InstanceWeights, LiveZone, type ZoneSettings } from './live-zone.js';
 import { normaliseZoneName } from './names.js';
+import { SharedWeights } from './shared-weights.js';
 import { exportOnThisThread, type ZoneExport } from './zone-file.js';
 import type { ZoneUpdate } from './zone-replica.js';
 import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
@@ -81,8 +82,6 @@ class PublishedWeights implements PublishedSet {
 }
 
 const U32 = 2 ** 32;
-/** Distinct weights kept for sharing; past this the table starts over (it only saves copies). */
-const MAX_SHARED_WEIGHTS = 4096;
 
 /**
  * The live DNS zone: kept current from an InstanceSource's change stream (never by polling).
@@ -110,7 +109,7 @@ export class Zone {
   /** Where exports are made while a responder thread holds the encoded zone. */
   private exporter: (() => Promise<ZoneExport>) | undefined;
   /** Equal weights as one object: most instances carry the same few (six objects, ~250 bytes, each). */
-  private readonly sharedWeights = new Map<string, InstanceWeights>();
+  private readonly sharedWeights = new SharedWeights();
 
   constructor(source: InstanceSource, options: ZoneOptions) {
     this.apex = normaliseZoneName(options.zone);
@@ -263,19 +262,8 @@ export class Zone {
   private weightsFor(record: InstanceRecord, capabilities: readonly string[]): InstanceWeights {
     const generic = this.weightOf(record);
     const byCapability: Record<string, SrvWeight> = {};
-    // JSON quoting keeps any capability name apart from the numbers around it.
-    let key = `${generic.priority} ${generic.weight}`;
-    for (const capability of capabilities) {
-      const weight = this.weightOf(record, capability);
-      byCapability[capability] = weight;
-      key += ` ${JSON.stringify(capability)} ${weight.priority} ${weight.weight}`;
-    }
-    const kept = this.sharedWeights.get(key);
-    if (kept !== undefined) return kept;
-    if (this.sharedWeights.size >= MAX_SHARED_WEIGHTS) this.sharedWeights.clear();
-    const weights = { generic, byCapability };
-    this.sharedWeights.set(key, weights);
-    return weights;
+    for (const capability of capabilities) byCapability[capability] = this.weightOf(record, capability);
+    return this.sharedWeights.intern({ generic, byCapability });
   }
 
   /** Publishes `record`; returns its entry, or undefined when it cannot be published. */
