@@ -60,6 +60,23 @@ describe('guardConnections', () => {
     expect(stats).toMatchObject({ open: 0, idleClosed: 1 });
   });
 
+  it('counts a silent connection the header timeout closes (with a 408) as closed while idle', async () => {
+    // The header timeout fires first here; under load it can also beat an idle timeout of the same length.
+    const { port, stats } = await serve({ idleTimeoutMs: 5_000, headerTimeoutMs: 300 }, (_req, res) =>
+      res.end(),
+    );
+    const { socket, closed } = await open(port);
+    let reply = '';
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString();
+    });
+    const lived = await closed;
+    expect(lived).toBeLessThan(2_000);
+    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stats).toMatchObject({ open: 0, idleClosed: 1 });
+  });
+
   it('refuses connections past the cap and counts them', async () => {
     const { port, stats } = await serve({ maxConnections: 2 }, (_req, res) => res.end());
     await open(port);

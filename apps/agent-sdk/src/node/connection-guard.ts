@@ -73,8 +73,12 @@ export function guardConnections(
     });
     socket.once('close', (hadError: boolean) => {
       stats.open -= 1;
-      // Closed by us (idle or header timeout) rather than by the client, with nothing in flight.
-      if (!clientEnded && !hadError && (busy.get(socket) ?? 0) === 0) stats.idleClosed += 1;
+      // Closed by us rather than by the client, with nothing in flight: the idle timeout destroys the
+      // socket without an error; Node's header timeout answers 408 and destroys it with
+      // ERR_HTTP_REQUEST_TIMEOUT (on a loaded machine that check can run before an idle timer of the
+      // same length).
+      const closedByUs = !hadError || timedOutByServer(socket);
+      if (!clientEnded && closedByUs && (busy.get(socket) ?? 0) === 0) stats.idleClosed += 1;
     });
   });
   server.on('drop', () => {
@@ -92,3 +96,7 @@ export function guardConnections(
   });
   return stats;
 }
+
+/** Whether Node's HTTP server destroyed `socket` for its header (or request) timeout. */
+const timedOutByServer = (socket: Socket): boolean =>
+  (socket.errored as NodeJS.ErrnoException | null)?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
