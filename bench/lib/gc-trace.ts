@@ -2,38 +2,62 @@ import { readFileSync } from 'node:fs';
 
 /**
  * The collections `--trace-gc` logged to `file` from byte `from` (up to byte `to`), per isolate
- * (`[pid:0x…]`): e.g. `0x5a1c… 12 Scavenge (max 0.61 ms, total 4.20 ms)`.
+ * (`[pid:0x…]`): e.g. `0x5a1c… 12 Scavenge (max 0.61 ms, total 4.20 ms)`. From a `--trace-gc-nvp` log
+ * (BENCH_CHURN_NODE_FLAGS) also the bytes the isolate allocated and its scavenges promoted:
+ * `(max …, total …; 46.2 MB allocated, 4.25 MB promoted)`.
  */
 export function gcSince(file: string, from: number, to?: number): string {
   const text = readFileSync(file).subarray(from, to).toString('utf8');
-  const by = new Map<string, { count: number; max: number; total: number; kinds: Set<string> }>();
+  interface Entry {
+    count: number;
+    max: number;
+    total: number;
+    kinds: Set<string>;
+    /** Bytes, from nvp lines only. */
+    allocated: number;
+    promoted: number;
+    nvp: boolean;
+  }
+  const by = new Map<string, Entry>();
+  const entryOf = (isolate: string, pause: number, kind: string): Entry => {
+    const entry = by.get(isolate) ?? {
+      count: 0,
+      max: 0,
+      total: 0,
+      kinds: new Set<string>(),
+      allocated: 0,
+      promoted: 0,
+      nvp: false,
+    };
+    entry.count++;
+    entry.max = Math.max(entry.max, pause);
+    entry.total += pause;
+    entry.kinds.add(kind);
+    by.set(isolate, entry);
+    return entry;
+  };
   for (const [, isolate, kind, pause] of text.matchAll(
     /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, ([\d.]+) \//gm,
-  )) {
-    const entry = by.get(isolate!) ?? { count: 0, max: 0, total: 0, kinds: new Set<string>() };
-    entry.count++;
-    entry.max = Math.max(entry.max, Number(pause));
-    entry.total += Number(pause);
-    entry.kinds.add(kind!);
-    by.set(isolate!, entry);
-  }
-  // `--trace-gc-nvp` lines (BENCH_CHURN_NODE_FLAGS): `pause=1.9 mutator=76.0 gc=s …`.
+  ))
+    entryOf(isolate!, Number(pause), kind!);
+  // `--trace-gc-nvp` lines: `pause=1.9 mutator=76.0 gc=s … allocated=3713264 promoted=224936 …`.
   const nvpKinds: Record<string, string> = { s: 'Scavenge', mc: 'Mark-Compact', ms: 'Minor-Mark-Sweep' };
-  for (const [, isolate, pause, kind] of text.matchAll(
-    /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: pause=([\d.]+) mutator=[\d.]+ gc=(\w+)/gm,
+  for (const [, isolate, pause, kind, fields] of text.matchAll(
+    /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: pause=([\d.]+) mutator=[\d.]+ gc=(\w+)(.*)$/gm,
   )) {
-    const entry = by.get(isolate!) ?? { count: 0, max: 0, total: 0, kinds: new Set<string>() };
-    entry.count++;
-    entry.max = Math.max(entry.max, Number(pause));
-    entry.total += Number(pause);
-    entry.kinds.add(nvpKinds[kind!] ?? kind!);
-    by.set(isolate!, entry);
+    const entry = entryOf(isolate!, Number(pause), nvpKinds[kind!] ?? kind!);
+    entry.nvp = true;
+    entry.allocated += Number(/ allocated=(\d+)/.exec(fields!)?.[1] ?? 0);
+    entry.promoted += Number(/ promoted=(\d+)/.exec(fields!)?.[1] ?? 0);
   }
   if (by.size === 0) return 'none';
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
   return [...by]
     .map(
       ([isolate, e]) =>
-        `${isolate} ${e.count} ${[...e.kinds].join('/')} (max ${e.max.toFixed(2)} ms, total ${e.total.toFixed(2)} ms)`,
+        `${isolate} ${e.count} ${[...e.kinds].join('/')} (max ${e.max.toFixed(2)} ms, total ${e.total.toFixed(2)} ms${
+          e.nvp ? `; ${mb(e.allocated)} MB allocated, ${mb(e.promoted)} MB promoted` : ''
+        })`,
     )
     .join('; ');
 }
