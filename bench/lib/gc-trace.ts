@@ -40,15 +40,12 @@ export function gcSince(file: string, from: number, to?: number): string {
     /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: ([A-Za-z-]+(?: [A-Za-z-]+)?)\b.*?MB, ([\d.]+) \//gm,
   ))
     entryOf(isolate!, Number(pause), kind!);
-  // `--trace-gc-nvp` lines: `pause=1.9 mutator=76.0 gc=s … allocated=3713264 promoted=224936 …`.
   const nvpKinds: Record<string, string> = { s: 'Scavenge', mc: 'Mark-Compact', ms: 'Minor-Mark-Sweep' };
-  for (const [, isolate, pause, kind, fields] of text.matchAll(
-    /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: pause=([\d.]+) mutator=[\d.]+ gc=(\w+)(.*)$/gm,
-  )) {
-    const entry = entryOf(isolate!, Number(pause), nvpKinds[kind!] ?? kind!);
+  for (const line of nvpLines(text)) {
+    const entry = entryOf(line.isolate, line.value('pause'), nvpKinds[line.kind] ?? line.kind);
     entry.nvp = true;
-    entry.allocated += Number(/ allocated=(\d+)/.exec(fields!)?.[1] ?? 0);
-    entry.promoted += Number(/ promoted=(\d+)/.exec(fields!)?.[1] ?? 0);
+    entry.allocated += line.value('allocated');
+    entry.promoted += line.value('promoted');
   }
   if (by.size === 0) return 'none';
   const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
@@ -86,16 +83,34 @@ export function gcTotalsSince(file: string, from: number, to?: number): GcTotals
   const mainIsolate = /^\[\d+:(0x[0-9a-f]+)\]/m.exec(text)?.[1];
   const totals: GcTotals = { scavenges: 0, markCompacts: 0, pauseMs: 0, promoted: 0, survived: 0 };
   const stretch = Buffer.from(text).subarray(from, to).toString('utf8');
-  for (const [, isolate, fields] of stretch.matchAll(/^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (pause=.*)$/gm)) {
-    if (isolate !== mainIsolate) continue;
-    const value = (name: string) => Number(new RegExp(`(?:^| )${name}=([\\d.]+)`).exec(fields!)?.[1] ?? 0);
-    const kind = /(?:^| )gc=(\w+)/.exec(fields!)?.[1];
-    if (kind === 's') {
+  for (const line of nvpLines(stretch)) {
+    if (line.isolate !== mainIsolate) continue;
+    if (line.kind === 's') {
       totals.scavenges++;
-      totals.promoted += value('promoted');
-      totals.survived += value('new_space_survived');
-    } else if (kind === 'mc') totals.markCompacts++;
-    totals.pauseMs += value('pause');
+      totals.promoted += line.value('promoted');
+      totals.survived += line.value('new_space_survived');
+    } else if (line.kind === 'mc') totals.markCompacts++;
+    totals.pauseMs += line.value('pause');
   }
   return totals;
+}
+
+/** One `--trace-gc-nvp` line: `[pid:0x…] 1234 ms: pause=1.9 mutator=76.0 gc=s … allocated=3713264 promoted=224936 …`. */
+interface NvpLine {
+  isolate: string;
+  /** `s` scavenge, `mc` mark-compact, `ms` minor mark-sweep. */
+  kind: string;
+  /** A numeric field by name (0 when the line has none). */
+  value(name: string): number;
+}
+
+/** The `--trace-gc-nvp` lines of `text` (the two summaries above read them alike). */
+function* nvpLines(text: string): Generator<NvpLine> {
+  for (const [, isolate, fields] of text.matchAll(/^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (pause=.*)$/gm)) {
+    yield {
+      isolate: isolate!,
+      kind: /(?:^| )gc=(\w+)/.exec(fields!)?.[1] ?? '',
+      value: (name) => Number(new RegExp(`(?:^| )${name}=([\\d.]+)`).exec(fields!)?.[1] ?? 0),
+    };
+  }
 }
