@@ -22,17 +22,10 @@ export class SharedParts {
 
   /** Replaces `record`'s parts with the shared equal ones (sharing them from now on when new). */
   adopt(record: InstanceRecord): void {
-    const key = versionKey(record);
-    const shared = this.versions.get(key);
-    if (shared === undefined) {
-      this.versions.set(key, { declaration: record.declaration, cardSha256: record.card_sha256, records: 1 });
-    } else if (
-      shared.declaration === record.declaration ||
-      sameJson(shared.declaration, record.declaration)
-    ) {
+    const shared = this.share(record.declaration, record.card_sha256);
+    if (shared !== undefined) {
       record.declaration = shared.declaration;
       if (record.card_sha256 === shared.cardSha256) record.card_sha256 = shared.cardSha256;
-      shared.records++;
     }
     if (record.agent_name === record.declaration.agent_name)
       record.agent_name = record.declaration.agent_name;
@@ -45,15 +38,25 @@ export class SharedParts {
    * entries); `release` it as a record.
    */
   adoptDeclaration(declaration: Declaration): Declaration {
+    return this.share(declaration, '')?.declaration ?? declaration;
+  }
+
+  /**
+   * Counts one more holder of `declaration`'s version and returns that version's shared parts (this
+   * declaration's, when the version is new), or undefined when the version is known with another
+   * declaration (then nothing is shared or counted).
+   */
+  private share(declaration: Declaration, cardSha256: string): SharedVersion | undefined {
     const key = versionKey({ declaration });
     const shared = this.versions.get(key);
     if (shared === undefined) {
-      this.versions.set(key, { declaration, cardSha256: '', records: 1 });
-      return declaration;
+      const version = { declaration, cardSha256, records: 1 };
+      this.versions.set(key, version);
+      return version;
     }
-    if (shared.declaration !== declaration && !sameJson(shared.declaration, declaration)) return declaration;
+    if (shared.declaration !== declaration && !sameJson(shared.declaration, declaration)) return undefined;
     shared.records++;
-    return shared.declaration;
+    return shared;
   }
 
   /** Forgets a record adopted earlier, or what kept its declaration (its version's parts go with its last record). */
