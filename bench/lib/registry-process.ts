@@ -2,10 +2,52 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { freePort } from '../../test/harness/ports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STDOUT = process.env.BENCH_REGISTRY_STDOUT;
+
+/**
+ * How a bench runs the registry: `built` is `node apps/registry/dist/main.js`, the bundle the image runs
+ * (the Dockerfile's entry point), built by the bench from the checkout's sources first; `source` is
+ * `node --import tsx src/main.ts`, as `npm start` runs it in development. tsx's loader thread and
+ * transpile caches cost ~100 MB of RSS that no deployed registry has (126 against 231 MB idle), so
+ * memory and CPU figures are taken on the built registry unless BENCH_REGISTRY_RUN=source asks otherwise.
+ */
+export type RegistryRun = 'built' | 'source';
+export const REGISTRY_RUN: RegistryRun = registryRunFrom(process.env.BENCH_REGISTRY_RUN);
+
+function registryRunFrom(value: string | undefined): RegistryRun {
+  if (value === undefined || value === '' || value === 'built') return 'built';
+  if (value === 'source') return 'source';
+  throw new Error(`BENCH_REGISTRY_RUN=${value}: expected built or source`);
+}
+
+/** Builds are made once per checkout and process: a bench starts many registries from one build. */
+const builds = new Map<string, Promise<string>>();
+
+/**
+ * `<root>/apps/registry/dist/main.js`, bundled now from that checkout's sources with that checkout's own
+ * `scripts/build.ts` (an older worktree in an A/B builds its own code), so a bench never runs a stale bundle.
+ */
+export function builtRegistry(root: string): Promise<string> {
+  let build = builds.get(root);
+  if (build === undefined) {
+    build = (async () => {
+      const script = (await import(pathToFileURL(join(root, 'scripts/build.ts')).href)) as {
+        APP_BUILDS: { app: string; entries: Record<string, string> }[];
+        buildApp(target: { app: string; entries: Record<string, string> }): Promise<string[]>;
+      };
+      const target = script.APP_BUILDS.find((b) => b.app === 'registry');
+      if (target === undefined) throw new Error(`${root}/scripts/build.ts builds no registry`);
+      await script.buildApp(target);
+      return join(root, 'apps/registry/dist/main.js');
+    })();
+    builds.set(root, build);
+  }
+  return build;
+}
 
 /** A registry running as its own process, as in production, for load tests. */
 export interface RegistryProcess {
@@ -42,7 +84,7 @@ export type ControlPlaneExtras = Record<string, string | number>;
 /** More `dns` keys for one bench, e.g. `{ responder_processes: 2 }`. */
 export type DnsExtras = Record<string, string | number | boolean>;
 
-/** Starts `apps/registry/src/main.ts` with a bench config (long heartbeat timeout, no storm guard). */
+/** Starts the registry (built, or from source: `run`) with a bench config (long heartbeat timeout, no storm guard). */
 export async function startRegistryProcess(
   storage: { type: 'embedded'; fsyncBeforeAck?: boolean } | { type: 'etcd'; endpoint: string },
   controlPlane: ControlPlaneExtras = {},
@@ -57,9 +99,16 @@ export async function startRegistryProcess(
     launcher?: string[];
     startTimeoutMs?: number;
     stdoutFile?: string;
+    /** Built bundle or TypeScript through tsx (default: REGISTRY_RUN, from BENCH_REGISTRY_RUN). */
+    run?: RegistryRun;
   } = {},
   dns: DnsExtras = {},
 ) {
+  const root = source.root ?? ROOT;
+  const entry =
+    (source.run ?? REGISTRY_RUN) === 'built'
+      ? [await builtRegistry(root)]
+      : ['--import', 'tsx', join(root, 'apps/registry/src/main.ts')];
   const dir = mkdtempSync(join(tmpdir(), 'reach-bench-'));
   const port = await freePort();
   const dnsPort = await freePort();
@@ -83,21 +132,11 @@ ${Object.entries(dns)
   const [command, ...launcherArgs] = [...(source.launcher ?? []), process.execPath];
   const stdoutFile = source.stdoutFile ?? STDOUT;
   const stdout = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'a');
-  const child: ChildProcess = spawn(
-    command!,
-    [
-      ...launcherArgs,
-      ...(source.nodeFlags ?? []),
-      '--import',
-      'tsx',
-      join(source.root ?? ROOT, 'apps/registry/src/main.ts'),
-    ],
-    {
-      env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
-      // BENCH_REGISTRY_STDOUT=<file>: the registry's stdout (e.g. `--trace-gc` lines) appended there.
-      stdio: ['ignore', stdout ?? 'ignore', 'inherit'],
-    },
-  );
+  const child: ChildProcess = spawn(command!, [...launcherArgs, ...(source.nodeFlags ?? []), ...entry], {
+    env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
+    // BENCH_REGISTRY_STDOUT=<file>: the registry's stdout (e.g. `--trace-gc` lines) appended there.
+    stdio: ['ignore', stdout ?? 'ignore', 'inherit'],
+  });
   if (stdout !== undefined) closeSync(stdout);
   const url = `http://127.0.0.1:${port}`;
   const deadline = performance.now() + (source.startTimeoutMs ?? 30_000);
