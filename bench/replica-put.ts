@@ -22,7 +22,16 @@ async function load(root: string) {
   const dns = (file: string) => import(join(root, 'apps/registry/src', file));
   const { Zone } = await dns('dns/zone.ts');
   const { ZoneFeed } = await dns('dns/zone-feed.ts');
-  const { ZoneReplica, encodedSlices, decodeUpdate } = await dns('dns/zone-replica.ts');
+  const replicaModule = await dns('dns/zone-replica.ts');
+  const { ZoneReplica } = replicaModule;
+  // dns/update-text.ts since session 16 (declarations sent as texts, a decoder that keeps them); zone-replica.ts before.
+  const text = await dns('dns/update-text.ts').catch(() => undefined);
+  const encodedSlices: (update: unknown) => string[] = (text ?? replicaModule).encodedSlices;
+  const newDecoder = (): ((encoded: string) => unknown) => {
+    if (text === undefined) return replicaModule.decodeUpdate;
+    const decoder = new text.UpdateDecoder();
+    return (encoded) => decoder.decode(encoded);
+  };
   const { FakeInstanceSource, makeInstance } = await dns('testing/fake-instance-source.ts');
   const record = (i: number) =>
     makeInstance(idOf(i), { host: '127.0.0.1', port: 20_000 + (i % 40_000), capabilities: [`op_${i % 50}`] });
@@ -44,9 +53,9 @@ async function load(root: string) {
       for (let j = i; j < i + 8; j++) source.put(record(INSTANCES + j));
       (feed as unknown as { flush(): void }).flush();
     }
-    return { replica, slices: slices.splice(0) };
+    return { replica, slices: slices.splice(0), decode: newDecoder() };
   };
-  return { root, setup, decodeUpdate: decodeUpdate as (encoded: string) => unknown };
+  return { root, setup };
 }
 
 const roots = process.argv.slice(2).map((root) => resolve(root));
@@ -56,14 +65,14 @@ for (const root of roots) loaded.push(await load(root));
 process.stdout.write(`${INSTANCES} instances, ${PUTS} registrations in slices of 8\n`);
 for (let round = 0; round < ROUNDS; round++) {
   for (const l of round % 2 === 0 ? loaded : [...loaded].reverse()) {
-    const { replica, slices } = l.setup();
+    const { replica, slices, decode } = l.setup();
     let bytes = 0;
     let measured = 0;
     let cpu = 0;
     for (const slice of slices) {
       const before = newSpace();
       const started = process.cpuUsage();
-      replica.apply(l.decodeUpdate(slice));
+      replica.apply(decode(slice));
       const used = process.cpuUsage(started);
       cpu += used.user + used.system;
       const after = newSpace();

@@ -6,10 +6,10 @@ import type {
   WorkerReply,
   WorkerRequest,
 } from './responder-worker.js';
+import { encodedSlices } from './update-text.js';
 import type { Zone } from './zone.js';
 import { ZoneFeed } from './zone-feed.js';
 import type { ZoneExport } from './zone-file.js';
-import { encodedSlices } from './zone-replica.js';
 
 /** Set by `pnpm build` (scripts/build.ts): the bundled worker, relative to this source file. */
 declare const REACH_BUNDLED_RESPONDER: string | undefined;

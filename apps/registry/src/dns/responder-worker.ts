@@ -3,10 +3,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { type DnsResponder, startDnsResponder } from './responder.js';
+import { UpdateDecoder } from './update-text.js';
 import type { ZoneSettings } from './zone.js';
 import { yieldToEventLoop, zoneFileChunks } from './zone-file.js';
 import { answerEveryName } from './zone-queries.js';
-import { decodeUpdate, ZoneReplica, type ZoneUpdate } from './zone-replica.js';
+import { ZoneReplica, type ZoneUpdate } from './zone-replica.js';
 
 /** What a responder worker is started with (plain data: it crosses threads and processes). */
 export interface ResponderWorkerData {
@@ -26,7 +27,7 @@ export interface ResponderWorkerData {
  */
 export type ToResponder =
   | { kind: 'start'; data: ResponderWorkerData }
-  /** One slice of a zone update as JSON text (encodedSlices): decoded when its turn comes. */
+  /** One slice of a zone update as text (encodedSlices): decoded when its turn comes. */
   | { kind: 'update'; encoded: string }
   | { kind: 'stop' }
   | WorkerRequest;
@@ -116,10 +117,11 @@ function serve(channel: Channel): void {
    * encodedSlices).
    */
   const queued: string[] = [];
+  const decoder = new UpdateDecoder();
   let applying = false;
   const applyNext = () => {
     const encoded = queued.shift();
-    if (encoded !== undefined) replica?.apply(decodeUpdate(encoded));
+    if (encoded !== undefined) replica?.apply(decoder.decode(encoded));
     if (queued.length > 0) setImmediate(applyNext);
     else applying = false;
   };
@@ -132,7 +134,7 @@ function serve(channel: Channel): void {
   /** Applies every queued update now: an export or a measurement sees everything sent before it. */
   const catchUp = () => {
     for (let encoded = queued.shift(); encoded !== undefined; encoded = queued.shift())
-      replica?.apply(decodeUpdate(encoded));
+      replica?.apply(decoder.decode(encoded));
   };
 
   /** Zone files being exported, by request id: each piece is written when asked for. */

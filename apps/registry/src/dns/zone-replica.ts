@@ -155,22 +155,3 @@ export function sliceUpdate(update: ZoneUpdate): ZoneUpdate[] {
     slices.push({ ...empty(), weights: weights.slice(i, i + SLICE_WEIGHTS) });
   return slices;
 }
-
-/**
- * `update` as its slices (sliceUpdate), each as JSON text of its own, for a worker that decodes one
- * per event-loop turn (decodeUpdate). Sent as objects, the slices were decoded on arrival: a worker's
- * port deserialises every message waiting for it in one task (Node's MessagePort takes all that are
- * queued, at least 1,000), so a burst of slices was one long task of the responder thread however
- * finely it was cut; a string is only copied on arrival. JSON, not v8.serialize: 4-7x less CPU on
- * both sides for these shapes (16 registrations: 48 + 65 µs against 346 + 256 µs; 256 weights: 123 +
- * 144 µs against 571 + 350 µs; a structured clone, what postMessage did, 178 and 463 µs), and a
- * registration is JSON data already (the store keeps it as JSON text).
- */
-export function encodedSlices(update: ZoneUpdate): string[] {
-  return sliceUpdate(update).map((slice) => JSON.stringify(slice));
-}
-
-/** A slice made by encodedSlices, as data again. */
-export function decodeUpdate(encoded: string): ZoneUpdate {
-  return JSON.parse(encoded) as ZoneUpdate;
-}
