@@ -85,6 +85,7 @@ async function measure(root: string, size: number): Promise<PassCpu> {
   const { WeightTable } = await from('weights/weight-table.ts');
   const { Router } = await from('routing/router.ts');
   const { LivenessTable } = await from('liveness/liveness-table.ts');
+  const { bindLivenessToInstances } = await from('liveness/bind-cache.ts');
   const { openEmbeddedStore } = await from('store/embedded/index.ts');
   const { FakeInstanceSource } = await from('testing/fake-instance-source.ts');
   const { testInstance } = await from('testing/routing-instances.ts');
@@ -97,6 +98,8 @@ async function measure(root: string, size: number): Promise<PassCpu> {
     const source = new FakeInstanceSource();
     const liveness = new LivenessTable(clock, 3_600_000);
     const router = new Router({ source, clock, liveness });
+    // As the registry binds them: the source's records tracked (and, where the checkout has it, listed).
+    bindLivenessToInstances(liveness, source);
     const table = await WeightTable.start(store, source);
     // One parsed declaration per agent, as a fleet of replicas shares them.
     const templates = Array.from({ length: 50 }, (_, a) =>
@@ -134,6 +137,8 @@ async function measure(root: string, size: number): Promise<PassCpu> {
         table,
         clock,
         isLeader: () => leader,
+        // The registry's roster where the checkout has one (a checkout before it walks the source's records).
+        ...(typeof liveness.listed === 'function' ? { roster: liveness } : {}),
         maxWeightMovesPerPass,
       });
     const cpuOfPasses = async (publisher: { publishOnce(): Promise<string[]> }) => {

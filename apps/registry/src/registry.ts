@@ -206,6 +206,7 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
     store,
     instances,
     liveness,
+    roster: liveness,
     clock,
     logger,
     metricsRegistry: metrics.registry,

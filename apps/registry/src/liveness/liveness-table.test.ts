@@ -100,4 +100,34 @@ describe('LivenessTable', () => {
     expect(table.snapshot('a-0002')?.state).toBe('deregistered');
     expect(table.gone().map((g) => g.record.instance_id)).toEqual(['a-0001', 'a-0002']);
   });
+
+  it('lists the entries the instance source delivered, in order, for the weight pass (and reads them without a lookup)', () => {
+    const clock = new ManualClock(0, { wallMs: instanceRecord().registered_at });
+    const table = new LivenessTable(clock, 6000);
+    const a = table.track(instanceRecord('a-0001'), false, true);
+    // Registered here: tracked before the watch delivers it, so not listed yet.
+    const b = table.track({ ...instanceRecord('a-0002'), lease_id: '2' }, true);
+    const c = table.track({ ...instanceRecord('a-0003'), lease_id: '3' }, false, true);
+    const first = table.listed();
+    expect(first).toEqual([a, c]);
+    expect(table.listed()).toBe(first);
+    // The watch delivers b (same lease): the same entry, now listed in its place in the map.
+    expect(table.track({ ...instanceRecord('a-0002'), lease_id: '2' }, false, true)).toBe(b);
+    expect(table.listed()).toEqual([a, b, c]);
+    // The array a pass holds is replaced, not changed.
+    expect(first).toEqual([a, c]);
+    // A registration of a's id under a new lease replaces its entry, unlisted until delivered.
+    const a2 = table.track({ ...instanceRecord('a-0001'), lease_id: '4' }, true);
+    expect(table.listed()).toEqual([b, c]);
+    table.track({ ...instanceRecord('a-0001'), lease_id: '4' }, false, true);
+    expect(table.listed()).toEqual([a2, b, c]);
+    table.remove('a-0002');
+    expect(table.listed()).toEqual([a2, c]);
+    expect(table.recordOf(c)).toBe(c.record);
+    clock.advance(7000);
+    table.beat(c, { in_flight: 1, capacity: 2, queue: 0 });
+    expect(table.livenessOf(c, clock.now())).toEqual(table.snapshot('a-0003'));
+    expect(table.livenessOf(a2, clock.now())).toEqual(table.snapshot('a-0001'));
+    expect(table.livenessOf(a2, clock.now()).state).toBe('suspect');
+  });
 });

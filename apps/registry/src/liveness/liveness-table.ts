@@ -1,6 +1,8 @@
 import type { Clock } from '@agent-reach/sdk/clock';
 import type { InstanceState, Load } from '@agent-reach/sdk/protocol';
+import type { LivenessSnapshot } from '../routing/routing-liveness.js';
 import type { InstanceRecord } from '../store/records.js';
+import type { WeightRoster } from '../weights/weight-roster.js';
 
 const DEFAULT_LOAD: Load = { in_flight: 0, capacity: 1, queue: 0 };
 
@@ -83,6 +85,8 @@ export class LivenessEntry {
   private beatWallMs = Number.NEGATIVE_INFINITY;
   /** Set by deregister so the delete that follows reads as `deregistered`, not `unavailable`. */
   deregistering = false;
+  /** The instance source lists this entry's registration (its watch delivered it), so a weight pass weighs it. */
+  listed = false;
 
   constructor(
     /** The stored record, kept so a tombstone can still show the instance once it is gone. */
@@ -127,14 +131,19 @@ export interface Tombstone {
   goneAtMono: number;
 }
 
+/** What the table says of one instance (routing's `LivenessSnapshot`, with the registration time always set). */
+type TableSnapshot = LivenessSnapshot & { registeredAt: number };
+
 const TOMBSTONE_LIMIT = 1024;
 const TOMBSTONE_TTL_MS = 10 * 60_000;
 
 /** Liveness of every live instance this replica knows: last seq, load, last heartbeat, state. */
-export class LivenessTable {
+export class LivenessTable implements WeightRoster<LivenessEntry> {
   private readonly entries = new Map<string, LivenessEntry>();
   private readonly tombstones = new Map<string, Tombstone>();
   private readonly loads = new SharedLoads();
+  // The listed entries in map order, made again at the first `listed()` after a change.
+  private listedEntries: LivenessEntry[] | null = null;
 
   constructor(
     private readonly clock: Clock,
@@ -154,17 +163,52 @@ export class LivenessTable {
     return this.entries.values();
   }
 
-  /** Starts tracking a registration; `fresh` (just registered here) makes seq 1 the first acceptable heartbeat. */
-  track(record: InstanceRecord, fresh: boolean): LivenessEntry {
+  /**
+   * Starts tracking a registration; `fresh` (just registered here) makes seq 1 the first acceptable
+   * heartbeat; `listed`: the instance source delivered this record (see `listed()`).
+   */
+  track(record: InstanceRecord, fresh: boolean, listed = false): LivenessEntry {
     const existing = this.entries.get(record.instance_id);
     if (existing && existing.leaseId === record.lease_id) {
       if (fresh && existing.lastSeq === undefined && existing.lastBeatWall === null) existing.lastSeq = 0;
+      if (listed && !existing.listed) {
+        existing.listed = true;
+        this.listedEntries = null;
+      }
       return existing;
     }
     const entry = new LivenessEntry(record, fresh ? 0 : undefined, this.clock.now(), this.clock.wallNow());
+    entry.listed = listed;
     this.entries.set(record.instance_id, entry);
     this.tombstones.delete(record.instance_id);
+    this.listedEntries = null;
     return entry;
+  }
+
+  /**
+   * The entries whose registration the instance source lists (tracked with `listed`), in map order: a
+   * weight pass walks these rather than looking each record's entry up (`WeightRoster`). An entry of the
+   * same lease holds a record equal to the source's (records are written once per lease).
+   */
+  listed(): readonly LivenessEntry[] {
+    if (this.listedEntries === null) {
+      const listed: LivenessEntry[] = [];
+      for (const entry of this.entries.values()) if (entry.listed) listed.push(entry);
+      this.listedEntries = listed;
+    }
+    return this.listedEntries;
+  }
+
+  recordOf(entry: LivenessEntry): InstanceRecord {
+    return entry.record;
+  }
+
+  /** `snapshot` of a live entry at hand, without the lookup by id. */
+  livenessOf(entry: LivenessEntry, now: number): TableSnapshot {
+    const state = this.stateOf(entry, now);
+    return entry.lastBeatWall === null
+      ? { state, registeredAt: entry.registeredMono }
+      : { state, load: entry.load, registeredAt: entry.registeredMono };
   }
 
   /** Records an accepted heartbeat. */
@@ -208,6 +252,7 @@ export class LivenessTable {
     const entry = this.entries.get(instanceId);
     if (!entry) return;
     this.entries.delete(instanceId);
+    this.listedEntries = null;
     const state = entry.deregistering ? 'deregistered' : 'unavailable';
     this.tombstones.set(instanceId, { record: entry.record, entry, state, goneAtMono: this.clock.now() });
     if (this.tombstones.size > TOMBSTONE_LIMIT) {
@@ -237,17 +282,9 @@ export class LivenessTable {
   }
 
   /** What routing reads about one instance at monotonic `now` (matches routing's `RoutingLiveness.snapshot`). */
-  snapshot(
-    instanceId: string,
-    now = this.clock.now(),
-  ): { state: InstanceState; load?: Load; registeredAt: number } | undefined {
+  snapshot(instanceId: string, now = this.clock.now()): TableSnapshot | undefined {
     const entry = this.entries.get(instanceId);
-    if (entry) {
-      const state = this.stateOf(entry, now);
-      return entry.lastBeatWall === null
-        ? { state, registeredAt: entry.registeredMono }
-        : { state, load: entry.load, registeredAt: entry.registeredMono };
-    }
+    if (entry) return this.livenessOf(entry, now);
     const gone = this.tombstone(instanceId);
     return gone ? { state: gone.state, registeredAt: gone.entry.registeredMono } : undefined;
   }

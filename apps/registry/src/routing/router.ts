@@ -232,13 +232,14 @@ export class Router {
 
   /**
    * Everything but the match quality for one instance (shared with DNS weight publication);
-   * undefined when the instance is not routable.
+   * undefined when the instance is not routable. `live`: its liveness when the caller holds it
+   * (a weight pass walking the liveness entries), else looked up.
    */
   factorsOf(
     record: InstanceRecord,
     now = this.deps.clock.now(),
+    live = this.liveness.snapshot(record.instance_id, now),
   ): (Omit<ScoreBreakdown, 'match'> & { state: InstanceState }) | undefined {
-    const live = this.liveness.snapshot(record.instance_id, now);
     const state = live?.state ?? 'healthy';
     if (!ROUTABLE.has(state)) return undefined;
     return {
@@ -259,8 +260,11 @@ export class Router {
    * The part of `factorsOf` an instance's DNS tier depends on (state, success rate, load), or undefined
    * when it is not routable: a weight pass over its budget of weight moves weighs only tiers.
    */
-  tierFactorsOf(record: InstanceRecord, now: number): TierInputs | undefined {
-    const live = this.liveness.snapshot(record.instance_id, now);
+  tierFactorsOf(
+    record: InstanceRecord,
+    now: number,
+    live = this.liveness.snapshot(record.instance_id, now),
+  ): TierInputs | undefined {
     const state = live?.state ?? 'healthy';
     if (!ROUTABLE.has(state)) return undefined;
     return { state, success_rate: this.book.successRate(record.instance_id), load: loadFactor(live?.load) };

@@ -11,6 +11,7 @@ import type { RegistryStore } from '../store/store.js';
 import type { SkydnsTarget } from '../weights/instance-skydns.js';
 import type { WeightOf } from '../weights/weight-of.js';
 import { WeightPublisher } from '../weights/weight-publisher.js';
+import type { WeightRoster } from '../weights/weight-roster.js';
 import { WeightTable } from '../weights/weight-table.js';
 import { ConflictReporter } from './conflict-report.js';
 import { Router } from './router.js';
@@ -24,6 +25,8 @@ export interface RoutingServiceDeps {
   store: RegistryStore;
   instances: InstanceSource;
   liveness: RoutingLiveness;
+  /** What the leader's weight pass walks (the registry's `LivenessTable`). @default the instances, each looked up in `liveness` */
+  roster?: WeightRoster<unknown>;
   clock: Clock;
   logger: Logger;
   /** The registry's Prometheus registry (`RegistryMetrics.registry`). */
@@ -132,6 +135,7 @@ export class RoutingService {
       table: weights,
       clock: deps.clock,
       isLeader: deps.isLeader,
+      ...(deps.roster ? { roster: deps.roster } : {}),
       ...(deps.config.skydns ? { skydns: deps.config.skydns } : {}),
     });
     const log = (what: string) => (error: unknown) => deps.logger.error({ err: error }, `${what} failed`);

@@ -18,4 +18,5 @@ export {
   wireWeight,
 } from './weight-of.js';
 export { WeightPublisher, type WeightPublisherDeps } from './weight-publisher.js';
+export { sourceRoster, type WeightRoster } from './weight-roster.js';
 export { WeightTable } from './weight-table.js';

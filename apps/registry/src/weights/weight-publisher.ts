@@ -1,6 +1,7 @@
 import type { Clock } from '@agent-reach/sdk/clock';
 import type { InstanceSource } from '../instances/instance-source.js';
 import type { Router } from '../routing/router.js';
+import type { LivenessSnapshot } from '../routing/routing-liveness.js';
 import { KEYS } from '../store/keys.js';
 import type { InstanceRecord } from '../store/records.js';
 import { MAX_OPS_PER_COMMIT, type PutOp, type RegistryStore } from '../store/store.js';
@@ -16,6 +17,7 @@ import {
 } from './compute-weight.js';
 import { instanceSkydns, type SkydnsTarget } from './instance-skydns.js';
 import { defaultWeightOf } from './weight-of.js';
+import { sourceRoster, type WeightRoster } from './weight-roster.js';
 import type { WeightTable } from './weight-table.js';
 
 /** What the leader's weight publication reads and writes. */
@@ -27,6 +29,11 @@ export interface WeightPublisherDeps {
   table: Pick<WeightTable, 'get'>;
   clock: Pick<Clock, 'now' | 'wallNow' | 'every'>;
   isLeader: () => boolean;
+  /**
+   * The instances a pass walks, with their liveness at hand (the registry's `LivenessTable`).
+   * @default the source's records, each one's liveness looked up by routing
+   */
+  roster?: WeightRoster<unknown>;
   /** When set, the instance's SkyDNS SRV messages are rewritten with the weight, so stock CoreDNS serves it too. */
   skydns?: SkydnsTarget;
   /**
@@ -79,8 +86,11 @@ export class WeightPublisher {
   private stopped = false;
   // Where the next pass starts in the instance list: the first instance the last pass examined over its budget.
   private resumeAt = 0;
+  private readonly roster: WeightRoster<unknown>;
 
-  constructor(private readonly deps: WeightPublisherDeps) {}
+  constructor(private readonly deps: WeightPublisherDeps) {
+    this.roster = deps.roster ?? sourceRoster(deps.source);
+  }
 
   /**
    * One pass over every live instance; returns the ids whose weight was written: every tier change and
@@ -108,7 +118,8 @@ export class WeightPublisher {
       ops = 0;
       await yieldToEventLoop();
     };
-    const records = this.deps.source.all();
+    const { roster } = this;
+    const records = roster.listed();
     const start = records.length === 0 ? 0 : this.resumeAt % records.length;
     let budget = this.deps.maxWeightMovesPerPass ?? MAX_WEIGHT_MOVES_PER_PASS;
     let resumeAt: number | undefined;
@@ -120,15 +131,17 @@ export class WeightPublisher {
         if (this.stopped || !this.deps.isLeader()) return changed;
       }
       const at = (start + examined - 1) % records.length;
-      const record = records[at]!;
+      const item = records[at];
+      const record = roster.recordOf(item);
+      const live = roster.livenessOf(item, now);
       if (budget === 0) {
         // Over the budget only tier moves are written, so only the tier is weighed (no warm-up,
         // version or weight): in a mass warm-up nearly every instance is over the budget in every
         // pass. The next pass starts here.
         resumeAt ??= at;
-        if (!this.tierMoves(record, now)) continue;
+        if (!this.tierMoves(record, now, live)) continue;
       }
-      const move = this.move(record, now);
+      const move = this.move(record, now, live);
       if (move === undefined) continue;
       if (!move.tierMoved) {
         if (budget === 0) continue;
@@ -148,9 +161,9 @@ export class WeightPublisher {
     return changed;
   }
 
-  /** `record`'s new weight when it moved enough to republish, else undefined. */
-  private move(record: InstanceRecord, now: number): Move | undefined {
-    const factors = this.deps.router.factorsOf(record, now);
+  /** `record`'s new weight when it moved enough to republish, else undefined (`live`: its liveness, if at hand). */
+  private move(record: InstanceRecord, now: number, live: LivenessSnapshot | undefined): Move | undefined {
+    const factors = this.deps.router.factorsOf(record, now, live);
     if (!factors) return undefined;
     const published = this.published(record.instance_id);
     const weighed = weighInputs(factors, published);
@@ -164,8 +177,8 @@ export class WeightPublisher {
   }
 
   /** Whether `record`'s tier (its SRV/SVCB priority) moved: `move(…).tierMoved` without weighing the weight. */
-  private tierMoves(record: InstanceRecord, now: number): boolean {
-    const inputs = this.deps.router.tierFactorsOf(record, now);
+  private tierMoves(record: InstanceRecord, now: number, live: LivenessSnapshot | undefined): boolean {
+    const inputs = this.deps.router.tierFactorsOf(record, now, live);
     if (!inputs) return false;
     const published = this.published(record.instance_id);
     const shown = published ?? defaultWeightOf(record);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Outcome } from '@agent-reach/sdk/protocol';
 import { ManualClock } from '@agent-reach/sdk/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bindLivenessToInstances } from '../liveness/bind-cache.js';
+import { LivenessTable } from '../liveness/liveness-table.js';
 import { Router } from '../routing/router.js';
 import { skydnsPath } from '../skydns/index.js';
 import { type EmbeddedStore, openEmbeddedStore } from '../store/embedded/index.js';
@@ -306,6 +308,51 @@ describe('WeightPublisher and WeightTable', () => {
     await register('sum-1');
     source.put(testInstance('ghost-1', { agent: 'summarizer' }));
     expect(await publisher.publishOnce()).toEqual(['sum-1']);
+    router.close();
+    await table.close();
+  });
+
+  it('walks the liveness table as its roster: the same moves, budget and resumption, listed instances only', async () => {
+    const clock = new ManualClock(1_000, { wallMs: Date.now() });
+    const source = new FakeInstanceSource();
+    const liveness = new LivenessTable(clock, 15_000);
+    const unbind = bindLivenessToInstances(liveness, source);
+    const router = new Router({ source, clock, liveness });
+    const table = await WeightTable.start(store, source);
+    const publisher = new WeightPublisher({
+      store,
+      source,
+      router,
+      table,
+      clock,
+      isLeader: () => true,
+      roster: liveness,
+      maxWeightMovesPerPass: 4,
+    });
+    const register = async (id: string) => {
+      const lease = await store.grantLease(60_000);
+      const record = { ...testInstance(id, { agent: 'summarizer' }), lease_id: lease };
+      await store.commit({ puts: [{ key: KEYS.instance(id), value: JSON.stringify(record), lease }] });
+      return record;
+    };
+    const ids = Array.from({ length: 10 }, (_, i) => `sum-${i}`);
+    for (const id of ids) source.put(await register(id));
+    // Tracked by a registration here, not yet delivered by the source's watch: not weighed yet.
+    const pending = await register('sum-late');
+    liveness.track(pending, true);
+    // Everyone beat but sum-8, which turns suspect: a tier change, written past the budget.
+    clock.advance(16_000);
+    for (const id of ids)
+      if (id !== 'sum-8') liveness.beat(liveness.get(id)!, { in_flight: 0, capacity: 1, queue: 0 });
+    expect(await publisher.publishOnce()).toEqual(['sum-0', 'sum-1', 'sum-2', 'sum-3', 'sum-8']);
+    expect(await publisher.publishOnce()).toEqual(['sum-4', 'sum-5', 'sum-6', 'sum-7']);
+    source.put(pending);
+    expect(await publisher.publishOnce()).toEqual(['sum-9', 'sum-late']);
+    expect(await publisher.publishOnce()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(table.get('sum-8')).toMatchObject({ priority: WEIGHT_TIERS.suspect });
+    expect(table.get('sum-1')).toMatchObject({ priority: WEIGHT_TIERS.healthy, weight: 450 });
+    unbind();
     router.close();
     await table.close();
   });
