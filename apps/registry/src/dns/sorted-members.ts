@@ -22,6 +22,24 @@ function floorIndex(keys: readonly string[], key: string): number {
 }
 
 /**
+ * Inserts `value` at `at`, moving the rest up one slot: `splice` made an array to return and, on the
+ * responder thread, a re-registration's delete and insert in each set made V8 resize the chunk's store.
+ */
+function insertAt<T>(array: T[], at: number, value: T): void {
+  let i = array.length;
+  array.push(value);
+  for (; i > at; i--) array[i] = array[i - 1]!;
+  array[at] = value;
+}
+
+/** Removes the slot at `at`, moving the rest down one (no array made, as `splice` does). */
+function removeAt<T>(array: T[], at: number): void {
+  const last = array.length - 1;
+  for (let i = at; i < last; i++) array[i] = array[i + 1]!;
+  array.pop();
+}
+
+/**
  * Values kept in key order in chunks of at most CHUNK_MAX: a put or delete costs a binary search
  * and a move of one chunk's slots, so its time does not grow with the member count (an RRset of
  * 100,000 records is patched as fast as one of 1,000).
@@ -87,8 +105,8 @@ export class SortedMembers<V> {
       chunk.values[at] = value;
       return old;
     }
-    chunk.keys.splice(at + 1, 0, key);
-    chunk.values.splice(at + 1, 0, value);
+    insertAt(chunk.keys, at + 1, key);
+    insertAt(chunk.values, at + 1, value);
     this.count++;
     if (chunk.keys.length > CHUNK_MAX) {
       const half = chunk.keys.length >>> 1;
@@ -105,8 +123,9 @@ export class SortedMembers<V> {
     const chunk = this.chunks[index]!;
     const at = floorIndex(chunk.keys, key);
     if (at < 0 || chunk.keys[at] !== key) return undefined;
-    const [old] = chunk.values.splice(at, 1);
-    chunk.keys.splice(at, 1);
+    const old = chunk.values[at];
+    removeAt(chunk.values, at);
+    removeAt(chunk.keys, at);
     this.count--;
     if (chunk.keys.length === 0) this.chunks.splice(index, 1);
     return old;
