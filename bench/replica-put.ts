@@ -27,9 +27,9 @@ async function load(root: string) {
   // dns/update-text.ts since session 16 (declarations sent as texts, a decoder that keeps them); zone-replica.ts before.
   const text = await dns('dns/update-text.ts').catch(() => undefined);
   const encodedSlices: (update: unknown) => string[] = (text ?? replicaModule).encodedSlices;
-  const newDecoder = (): ((encoded: string) => unknown) => {
+  const newDecoder = (replica: unknown): ((encoded: string) => unknown) => {
     if (text === undefined) return replicaModule.decodeUpdate;
-    const decoder = new text.UpdateDecoder();
+    const decoder = new text.UpdateDecoder(replica);
     return (encoded) => decoder.decode(encoded);
   };
   const { FakeInstanceSource, makeInstance } = await dns('testing/fake-instance-source.ts');
@@ -53,7 +53,7 @@ async function load(root: string) {
       for (let j = i; j < i + 8; j++) source.put(record(INSTANCES + j));
       (feed as unknown as { flush(): void }).flush();
     }
-    return { replica, slices: slices.splice(0), decode: newDecoder() };
+    return { replica, slices: slices.splice(0), decode: newDecoder(replica) };
   };
   return { root, setup };
 }

@@ -91,6 +91,8 @@ interface Channel {
 /** The worker's whole job: answer from a replica of the zone that follows the registry's updates. */
 function serve(channel: Channel): void {
   let replica: ZoneReplica | undefined;
+  /** Decodes updates into the objects the replica already shares (made with it). */
+  let decoder = new UpdateDecoder();
   let responder: DnsResponder | undefined;
   const onError = (error: Error) => channel.post({ kind: 'socket-error', message: error.message });
 
@@ -99,6 +101,7 @@ function serve(channel: Channel): void {
     const zone = new ZoneReplica(settings);
     zone.apply(initial);
     replica = zone;
+    decoder = new UpdateDecoder(zone);
     startDnsResponder({ ...options, zone, onError }).then(
       (started) => {
         responder = started;
@@ -117,7 +120,6 @@ function serve(channel: Channel): void {
    * encodedSlices).
    */
   const queued: string[] = [];
-  const decoder = new UpdateDecoder();
   let applying = false;
   const applyNext = () => {
     const encoded = queued.shift();

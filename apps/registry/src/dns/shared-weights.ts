@@ -11,14 +11,21 @@ const MAX_SHARED_WEIGHTS = 4096;
  */
 export class SharedWeights {
   private readonly table = new Map<string, InstanceWeights>();
+  /** The kept objects: one handed in again (the responder's decoder hands out the same one per text) needs no key. */
+  private readonly kept = new Set<InstanceWeights>();
 
   /** The kept object equal to `weights`, keeping `weights` when none is. */
   intern(weights: InstanceWeights): InstanceWeights {
+    if (this.kept.has(weights)) return weights;
     const key = weightsKey(weights);
     const kept = this.table.get(key);
     if (kept !== undefined) return kept;
-    if (this.table.size >= MAX_SHARED_WEIGHTS) this.table.clear();
+    if (this.table.size >= MAX_SHARED_WEIGHTS) {
+      this.table.clear();
+      this.kept.clear();
+    }
     this.table.set(key, weights);
+    this.kept.add(weights);
     return weights;
   }
 }

@@ -54,8 +54,16 @@ describe('encodedSlices and UpdateDecoder', () => {
     expect(more).toEqual([]);
     // The JSON, then alpha's and beta's declarations (each instance of a version shares one object).
     const lines = text!.split('\n');
-    expect(lines).toHaveLength(4);
-    expect(lines.slice(1).map((line) => JSON.parse(line).agent_name)).toEqual(['alpha', 'beta', 'alpha']);
+    // Declarations and weights (the zone keeps equal weights as one object, so alpha's go once).
+    expect(lines).toHaveLength(6);
+    const parsed = lines.slice(1).map((line) => JSON.parse(line));
+    expect(parsed.map((value) => value.agent_name ?? 'weights')).toEqual([
+      'alpha',
+      'weights',
+      'beta',
+      'weights',
+      'alpha',
+    ]);
     const decoded = new UpdateDecoder().decode(text!);
     expect(decoded).toEqual(structuredClone(update));
     // Equal texts decode to one object.
@@ -82,5 +90,33 @@ describe('encodedSlices and UpdateDecoder', () => {
     const other = new UpdateDecoder().decode(encodedSlices(later[0]!)[0]!).put[0]!;
     expect('entry' in other && other.entry.declaration).not.toBe(declarations[0]);
     expect('entry' in other && other.entry.declaration).toEqual(declarations[0]);
+  });
+
+  it('hands out the objects the replica already shares, and weights as texts too', async () => {
+    const [update] = await updatesFor((source) => {
+      source.put(makeInstance('alpha-1', { capabilities: ['summarize'], port: 8001 }));
+    });
+    const put = update!.put[0]!;
+    if (!('entry' in put)) throw new Error('expected an entry');
+    const kept = {
+      declaration: structuredClone(put.entry.declaration),
+      weights: structuredClone(put.weights),
+    };
+    const decoder = new UpdateDecoder({
+      sharedDeclaration: (d) =>
+        JSON.stringify(d) === JSON.stringify(kept.declaration) ? kept.declaration : d,
+      sharedWeights: (w) => (JSON.stringify(w) === JSON.stringify(kept.weights) ? kept.weights : w),
+    });
+    const [text] = encodedSlices(update!);
+    // The JSON, the declaration, the weights.
+    expect(text!.split('\n')).toHaveLength(3);
+    const decoded = decoder.decode(text!).put[0]!;
+    expect('entry' in decoded && decoded.entry.declaration).toBe(kept.declaration);
+    expect(decoded.weights).toBe(kept.weights);
+    const pairs = decoder.decode(
+      encodedSlices({ serial: 2, put: [], weights: [['alpha-1', put.weights]], deleted: [] })[0]!,
+    ).weights;
+    expect(pairs).toEqual([['alpha-1', put.weights]]);
+    expect(pairs[0]![1]).toBe(kept.weights);
   });
 });

@@ -1,3 +1,4 @@
+import type { Declaration } from '@agent-reach/sdk/protocol';
 import { SharedParts } from '../instances/shared-parts.js';
 import type { InstanceRecord } from '../store/records.js';
 import {
@@ -51,6 +52,16 @@ export class ZoneReplica implements SnapshotProvider {
 
   constructor(private readonly settings: ZoneSettings) {
     this.live = new LiveZone(settings);
+  }
+
+  /** The declaration this replica shares for `declaration`'s version when equal, else `declaration` (no holder counted). */
+  sharedDeclaration(declaration: Declaration): Declaration {
+    return this.shared.sharedDeclaration(declaration);
+  }
+
+  /** The weights object this replica keeps equal to `weights`. */
+  sharedWeights(weights: InstanceWeights): InstanceWeights {
+    return this.weights.intern(weights);
   }
 
   /** Applies one batch; the next snapshot() reflects it (after any freeze under way). */

@@ -42,6 +42,16 @@ export class SharedParts {
   }
 
   /**
+   * The shared declaration equal to `declaration`, or `declaration` itself when its version is not
+   * shared or is shared with another one; counts no holder (a cache of parsed declarations keeps it).
+   */
+  sharedDeclaration(declaration: Declaration): Declaration {
+    const shared = this.versions.get(versionKey({ declaration }));
+    if (shared === undefined || shared.declaration === declaration) return declaration;
+    return sameJson(shared.declaration, declaration) ? shared.declaration : declaration;
+  }
+
+  /**
    * Counts one more holder of `declaration`'s version and returns that version's shared parts (this
    * declaration's, when the version is new), or undefined when the version is known with another
    * declaration (then nothing is shared or counted).
