@@ -1,4 +1,4 @@
-import { type DnsQuery, RCODE } from './query-parser.js';
+import { type DnsQuery, QNAME_START, RCODE } from './query-parser.js';
 import type { Sections } from './response-writer.js';
 import { RRTYPE } from './rr.js';
 import { MAX_SET_BYTES, type WireRrSet } from './rrset-wire.js';
@@ -17,9 +17,9 @@ const CLASS_ANY = 255;
 /** ASCII-only lower-casing (RFC 4343): other octets never match a zone label anyway. */
 const lowerOctet = (c: number): number => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
 
-/** Finds a question name (wire form with its root byte, as in DnsQuery.qname) in the zone, case-insensitively. */
+/** Finds a question name (wire form with its root byte) in the zone, case-insensitively. */
 export function locate(snapshot: ZoneSnapshot, qname: Buffer): Location {
-  return locateName(snapshot, relativeName(snapshot, qname));
+  return locateName(snapshot, relativeName(snapshot, qname, 0, qname.length));
 }
 
 function locateName(snapshot: ZoneSnapshot, name: string | null | undefined): Location {
@@ -37,33 +37,39 @@ const spelled = Buffer.alloc(255);
 /**
  * The question's name relative to the apex, lower-case, with dots between labels; undefined outside
  * the zone, null for a label no zone name can have (zone labels are letters, digits, `-` and `_`).
- * Read from the name's wire bytes with no string or view per label: this runs for every query.
+ * Read in place from the name's wire bytes (`message` from `start` to `end`) with no string or view
+ * per label: this runs for every query.
  */
-function relativeName(snapshot: ZoneSnapshot, qname: Buffer): string | null | undefined {
+function relativeName(
+  snapshot: ZoneSnapshot,
+  message: Buffer,
+  start: number,
+  end: number,
+): string | null | undefined {
   // The apex's wire form ends the name (its root byte included); it must start at a label boundary.
-  const apexAt = qname.length - snapshot.apexWireLength;
-  if (apexAt < 0) return undefined;
-  let at = 0;
-  while (at < apexAt) at += 1 + qname[at]!;
+  const apexAt = end - snapshot.apexWireLength;
+  if (apexAt < start) return undefined;
+  let at = start;
+  while (at < apexAt) at += 1 + message[at]!;
   if (at !== apexAt) return undefined;
   const apex = snapshot.apexWire;
-  for (let i = 0; i < apex.length; i++) if (lowerOctet(qname[apexAt + i]!) !== apex[i]) return undefined;
-  if (apexAt === 0) return '';
+  for (let i = 0; i < apex.length; i++) if (lowerOctet(message[apexAt + i]!) !== apex[i]) return undefined;
+  if (apexAt === start) return '';
   // Each length octet becomes a dot (the first one is left out).
-  for (let i = 1; i < apexAt; ) {
-    const end = i + qname[i - 1]!;
-    for (; i < end; i++) {
-      let c = qname[i]!;
+  for (let i = start + 1; i < apexAt; ) {
+    const labelEnd = i + message[i - 1]!;
+    for (; i < labelEnd; i++) {
+      let c = message[i]!;
       if (c >= 0x41 && c <= 0x5a)
         c |= 0x20; // A-Z
       else if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x5f))
         return null; // not a-z 0-9 - _
-      spelled[i - 1] = c;
+      spelled[i - start - 1] = c;
     }
-    spelled[i - 1] = 0x2e;
+    spelled[i - start - 1] = 0x2e;
     i += 1;
   }
-  return spelled.toString('latin1', 0, apexAt - 1);
+  return spelled.toString('latin1', 0, apexAt - start - 1);
 }
 
 const refused: Sections = {
@@ -143,7 +149,7 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
  */
 export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX_SET_BYTES): Sections {
   if (query.qclass !== CLASS_IN && query.qclass !== CLASS_ANY) return refused;
-  const relative = relativeName(snapshot, query.qname);
+  const relative = relativeName(snapshot, query.message, QNAME_START, query.qnameEnd);
   const where = locateName(snapshot, relative);
   if (where.kind === 'outside') return refused;
   // Names no zone name can match (null) never change, so their answers are kept under no name.

@@ -83,7 +83,7 @@ export function handleMessage(
   }
   if (parsed.kind === 'drop') return null;
   if (parsed.kind === 'error') return writeHeaderOnly(parsed.id, parsed.flags, parsed.rcode);
-  const { query } = parsed;
+  const query = parsed;
   try {
     return answer(snapshot ?? zone.snapshot(), query, msg, transport, cache);
   } catch {

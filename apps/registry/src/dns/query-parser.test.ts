@@ -31,10 +31,10 @@ describe('parseQuery', () => {
     );
     expect(parsed.kind).toBe('query');
     if (parsed.kind !== 'query') return;
-    expect(parsed.query.id).toBe(0x1234);
-    expect(parsed.query.qname).toEqual(question.subarray(0, 17));
-    expect([parsed.query.qtype, parsed.query.qclass]).toEqual([33, 1]);
-    expect(parsed.query.edns).toEqual({ udpSize: 4096, version: 0, dnssecOk: true });
+    expect(parsed.id).toBe(0x1234);
+    expect(parsed.message.subarray(12, parsed.qnameEnd)).toEqual(question.subarray(0, 17));
+    expect([parsed.qtype, parsed.qclass]).toEqual([33, 1]);
+    expect(parsed.edns).toEqual({ udpSize: 4096, version: 0, dnssecOk: true });
   });
 
   it('accepts additional RRs with backward compression pointers, and reports EDNS versions', () => {
@@ -43,7 +43,7 @@ describe('parseQuery', () => {
       Buffer.from([0, 250, 0, 255, 0, 0, 0, 0, 0, 0]),
     ]);
     const parsed = parseQuery(Buffer.concat([header(2), question, tsigLike, opt(undefined, { version: 1 })]));
-    expect(parsed.kind === 'query' && parsed.query.edns?.version).toBe(1);
+    expect(parsed.kind === 'query' && parsed.edns?.version).toBe(1);
   });
 
   it.each([

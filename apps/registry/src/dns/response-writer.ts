@@ -1,4 +1,4 @@
-import type { DnsQuery } from './query-parser.js';
+import { type DnsQuery, QNAME_START } from './query-parser.js';
 import { RRTYPE } from './rr.js';
 import type { WireRrSet } from './rrset-wire.js';
 
@@ -95,7 +95,7 @@ export function writeResponse(
   limit: number,
   apexWireLength: number,
 ): Buffer {
-  const questionEnd = 12 + query.qname.length + 4;
+  const questionEnd = query.qnameEnd + 4;
   const fixed = questionEnd + (query.edns === undefined ? 0 : OPT_RR_SIZE);
   let answer = sections.answer;
   let authority = sections.authority;
@@ -131,10 +131,11 @@ export function writeResponse(
   buf.writeUInt16BE(countOf(answer), 6);
   buf.writeUInt16BE(countOf(authority), 8);
   buf.writeUInt16BE(countOf(additional) + (query.edns === undefined ? 0 : 1), 10);
-  let at = 12 + query.qname.copy(buf, 12);
-  at = buf.writeUInt16BE(query.qtype, at);
-  at = buf.writeUInt16BE(query.qclass, at);
-  const pointer = 0xc000 | (12 + query.qname.length - apexWireLength);
+  // The question as asked, octet by octet: Buffer#copy with a source range makes a view to copy from.
+  const { message } = query;
+  let at = QNAME_START;
+  for (; at < questionEnd; at++) buf[at] = message[at]!;
+  const pointer = 0xc000 | (query.qnameEnd - apexWireLength);
   at = copySets(buf, at, answer, pointer);
   at = copySets(buf, at, authority, pointer);
   at = copySets(buf, at, additional, pointer);
