@@ -2,7 +2,7 @@ import dnsPacket, { type DecodedPacket, type Packet } from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 import { FakeInstanceSource, makeInstance } from '../testing/fake-instance-source.js';
 import { udpAsk } from '../testing/udp-ask.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache, hashOf } from './answer-cache.js';
 import { handleMessage, type Transport } from './packet-handler.js';
 import { startDnsResponder } from './responder.js';
 import { Zone } from './zone.js';
@@ -167,6 +167,46 @@ describe('AnswerCache', () => {
     ask(zone, cache, query('n1.agents.internal', 'A'));
     expect(cache.get(zone.snapshot(), query('n1.agents.internal', 'A'), 'udp')).toBeDefined();
     expect(cache.size).toBe(2);
+  });
+
+  it('keeps apart two questions whose bytes hash alike, and drops only the one a change touched', () => {
+    const { source, zone } = setup();
+    // Two header-sized messages with one hash: ten pseudo-random octets after the ID, from a fixed seed.
+    const message = (i: number) => {
+      const msg = Buffer.alloc(12);
+      let x = i + 1;
+      for (let at = 2; at < 12; at++) {
+        x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + at;
+        msg[at] = x >>> 24;
+      }
+      return msg;
+    };
+    const seen = new Map<number, number>();
+    let pair: [Buffer, Buffer] | undefined;
+    for (let i = 0; pair === undefined; i++) {
+      const hash = hashOf(message(i));
+      const other = seen.get(hash);
+      if (other !== undefined) pair = [message(other), message(i)];
+      else seen.set(hash, i);
+    }
+    const [a, b] = pair;
+    expect(a.equals(b)).toBe(false);
+    const cache = new AnswerCache();
+    const snapshot = zone.snapshot();
+    cache.set(snapshot, a, 'udp', Buffer.from([0, 0, 0xaa]), 'worker-0');
+    cache.set(snapshot, b, 'udp', Buffer.from([0, 0, 0xbb]), 'worker-1');
+    cache.set(snapshot, b, 'udp', Buffer.from([0, 0, 0xcc]), 'worker-1');
+    expect(cache.size).toBe(2);
+    expect(cache.get(snapshot, a, 'udp')![2]).toBe(0xaa);
+    expect(cache.get(snapshot, b, 'udp')![2]).toBe(0xbb);
+    // worker-1's entry is the head of the chain, worker-0's behind it; drop the one behind, then the head.
+    source.remove('worker-0');
+    expect(cache.get(zone.snapshot(), a, 'udp')).toBeUndefined();
+    expect(cache.get(zone.snapshot(), b, 'udp')![2]).toBe(0xbb);
+    expect(cache.size).toBe(1);
+    source.remove('worker-1');
+    expect(cache.get(zone.snapshot(), b, 'udp')).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 });
 
