@@ -134,6 +134,20 @@ describe('open capabilities: a new agent is planned, routed and shown without a 
       body: JSON.stringify({ declaration: decl, endpoint, card_sha256: `${'X'.repeat(42)}A` }),
     });
     expect(res.status).toBe(201);
+    // The 201 precedes the DNS answer by the registration → answer lag (a few ms; more on a loaded
+    // machine): wait until discovery sees the impostor, then every view must keep it out.
+    let last = '';
+    await pollUntil(
+      async () => {
+        const view = await system.api.discovery();
+        last = JSON.stringify(view.capabilities.writing?.failed ?? []);
+        return view.capabilities.writing?.failed.some((f) => f.reason === 'card_sha_mismatch')
+          ? true
+          : undefined;
+      },
+      10_000,
+      () => `discovery never showed the impostor's card_sha_mismatch; writing.failed: ${last}`,
+    );
     for (let i = 0; i < 3; i++) {
       const view = await system.api.discovery();
       const writing = view.capabilities.writing!;
