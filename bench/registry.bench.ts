@@ -59,6 +59,33 @@ function counterOf(metrics: string, series: string): number {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
+/**
+ * etcd's own background work, from its `/metrics`: compactions (periodic, a fraction of the 5-minute
+ * retention apart once it has passed: scripts/cluster/etcd-flags.ts; a 100,000 fill takes minutes) and
+ * raft snapshots (every 100,000 raft entries, etcd's default).
+ * Read around a timed window, it says whether one of them fell inside it.
+ */
+async function etcdHousekeeping(
+  endpoint: string,
+): Promise<{ compactions: number; compactionMs: number; snapshots: number }> {
+  const text = await (await fetch(`${endpoint}/metrics`)).text();
+  return {
+    compactions: counterOf(text, 'etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count'),
+    compactionMs: counterOf(text, 'etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_sum'),
+    snapshots: counterOf(text, 'etcd_debugging_snap_save_total_duration_seconds_count'),
+  };
+}
+
+/** `1 compaction (840 ms) and 0 raft snapshots of etcd's inside the window` for a figure's name. */
+function housekeepingIn(
+  before: { compactions: number; compactionMs: number; snapshots: number },
+  after: { compactions: number; compactionMs: number; snapshots: number },
+): string {
+  const compactions = after.compactions - before.compactions;
+  const ms = Math.round(after.compactionMs - before.compactionMs);
+  return `${compactions} compaction${compactions === 1 ? '' : 's'}${compactions > 0 ? ` (${ms} ms)` : ''} and ${after.snapshots - before.snapshots} raft snapshots of etcd's inside the window`;
+}
+
 /** Heartbeats accepted and lease keep-alives they sent, from the registry's `/metrics`. */
 async function keepAliveCounts(url: string): Promise<{ accepted: number; keepAlives: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -256,7 +283,12 @@ async function measure(
       storage.type === 'etcd'
         ? await rawEtcd(await registrationTemplate(storage.endpoint, instances[0]!.id))
         : undefined;
+    const housekeepingBefore = storage.type === 'etcd' ? await etcdHousekeeping(storage.endpoint) : undefined;
     const { registrations, cpuUs: registrationCpuUs } = await timeRegistrations(registry.url, pids);
+    const housekeeping =
+      storage.type === 'etcd'
+        ? housekeepingIn(housekeepingBefore!, await etcdHousekeeping(storage.endpoint))
+        : undefined;
     return {
       heartbeats,
       keepAlivesPerHeartbeat,
@@ -265,6 +297,7 @@ async function measure(
       fillSeconds,
       registrations,
       registrationCpuUs,
+      housekeeping,
       rssMb,
       raw,
       rawKeepAlive:
@@ -417,7 +450,7 @@ export async function benchRegistry(): Promise<Figure[]> {
       const missing = Math.max(0, DEFAULT_KEEPALIVES_PER_HEARTBEAT - r.keepAlivesPerHeartbeat);
       const steadyState =
         1 / (1 / Math.max(1, r.heartbeats.requestsPerSec) + missing / Math.max(1, r.rawKeepAlive!.perSec));
-      const regs = `etcd: registrations/s from ${count} to ${end} instances (${errorsOf(r.registrations)}; acknowledged after etcd's commit, fsync included)`;
+      const regs = `etcd: registrations/s from ${count} to ${end} instances (${errorsOf(r.registrations)}; acknowledged after etcd's commit, fsync included; ${r.housekeeping})`;
       figures.push(
         {
           name: `etcd: heartbeats/s at ${count} (${errorsOf(r.heartbeats)}; ${cost})`,
