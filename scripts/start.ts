@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { REGISTRY_MALLOC_ENV } from './registry-malloc-env.js';
 import { type ServiceSpec, Supervisor } from './supervisor.js';
 
 const USAGE = `usage: pnpm start [options]
@@ -120,7 +121,13 @@ mkdirSync(DATA, { recursive: true });
 
 const agentEnv = { REACH_CONTROL_PLANE_URL: REGISTRY, HOST: '127.0.0.1', PORT: '0' };
 const services: ServiceSpec[] = [
-  { name: 'registry', args: ['apps/registry/src/main.ts'], readyUrl: `${REGISTRY}/readyz`, restart: true },
+  {
+    name: 'registry',
+    args: ['apps/registry/src/main.ts'],
+    env: { ...REGISTRY_MALLOC_ENV },
+    readyUrl: `${REGISTRY}/readyz`,
+    restart: true,
+  },
   {
     name: 'orchestrator',
     args: ['apps/orchestrator/src/main.ts'],

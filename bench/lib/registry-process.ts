@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { REGISTRY_MALLOC_ENV } from '../../scripts/registry-malloc-env.js';
 import { freePort } from '../../test/harness/ports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -133,7 +134,13 @@ ${Object.entries(dns)
   const stdoutFile = source.stdoutFile ?? STDOUT;
   const stdout = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'a');
   const child: ChildProcess = spawn(command!, [...launcherArgs, ...(source.nodeFlags ?? []), ...entry], {
-    env: { ...process.env, REACH_CONFIG: join(dir, 'reach.yaml'), LOG_LEVEL: 'warn' },
+    env: {
+      // BENCH_GLIBC_DEFAULTS=1: glibc's own malloc settings, to measure what REGISTRY_MALLOC_ENV changes.
+      ...(process.env.BENCH_GLIBC_DEFAULTS === '1' ? {} : REGISTRY_MALLOC_ENV),
+      ...process.env,
+      REACH_CONFIG: join(dir, 'reach.yaml'),
+      LOG_LEVEL: 'warn',
+    },
     // BENCH_REGISTRY_STDOUT=<file>: the registry's stdout (e.g. `--trace-gc` lines) appended there.
     stdio: ['ignore', stdout ?? 'ignore', 'inherit'],
   });
