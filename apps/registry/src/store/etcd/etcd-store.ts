@@ -41,6 +41,15 @@ export interface EtcdStoreOptions {
 /** Keep-alive streams for leases that surely live (lease ids are sequential, so their last digits spread them). */
 export const KEEPALIVE_STREAMS = 4;
 
+/**
+ * How long the stream of possibly expired leases may go without an answer before it counts as stalled.
+ * Its answers legitimately wait for etcd to revoke expired leases, at most 1,000 a second: after a mass
+ * expiry of N leases the first answer can take N / 1,000 s, longer on a loaded machine (4,000 took over
+ * 5 s in CI). With the call deadline (5 s) such refreshes failed STORE_UNAVAILABLE instead of
+ * answering "lease gone"; a broken or reset connection still fails them at once (the stream closes).
+ */
+export const LATE_KEEPALIVE_STALL_MS = 60_000;
+
 /** The registry store on a real etcd cluster: leases, one transaction per commit, watches, elections. */
 export class EtcdStore implements RegistryStore {
   readonly kind = 'etcd' as const;
@@ -98,7 +107,9 @@ export class EtcdStore implements RegistryStore {
       { length: KEEPALIVE_STREAMS },
       () => new KeepAliveStream(this.#unary, { timeoutMs: timeout }),
     );
-    this.#lateKeepAlives = new KeepAliveStream(this.#unary, { timeoutMs: timeout });
+    this.#lateKeepAlives = new KeepAliveStream(this.#unary, {
+      timeoutMs: Math.max(timeout, LATE_KEEPALIVE_STALL_MS),
+    });
     this.#sweepDeadlines = setInterval(() => this.#deadlines.sweep(), 10_000);
     this.#sweepDeadlines.unref();
     this.#txns = new TxnBatcher({
