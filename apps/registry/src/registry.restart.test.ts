@@ -27,14 +27,18 @@ describe('a registry restart on the embedded store', () => {
     ).toBe(200);
     await t.advance(3_000);
     const records = await t.store.list('/reach/instances/');
+    const identities = await t.store.list('/reach/identities/');
+    expect(identities).toHaveLength(2);
 
     // Each record loaded from the journal is the same JSON as the cache's parse of it, so the store keeps
-    // that object, not the text, as it does for a registration made in this process.
+    // that object, not the text, as it does for a registration made in this process; so is each live
+    // instance's identity record, made from the record's own strings.
     const kept = vi.spyOn(EmbeddedStore.prototype, 'keepAsSource');
     t = await t.restart();
     expect(kept.mock.calls.map(([key, value]) => ({ key, value }))).toEqual(
-      records.map(({ key, value }) => ({ key, value })),
+      [...records, ...identities].map(({ key, value }) => ({ key, value })),
     );
+    expect(await t.store.list('/reach/identities/')).toEqual(identities);
     kept.mockRestore();
     expect(await t.store.list('/reach/instances/')).toEqual(records);
     const listed = await call(t.registry.app, 'GET', '/v1/agents');

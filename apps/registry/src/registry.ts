@@ -144,6 +144,8 @@ export async function createRegistry(options: RegistryOptions): Promise<Registry
   // Written only where CoreDNS's etcd plugin can read it (or as `dns.skydns_projection` says).
   const skydns = skydnsTargetOf(config, store);
   const identities = new InstanceIdentities(store, logger);
+  // Identities loaded from before a restart are held as objects again, as registrations put them.
+  for (const record of instances.all()) identities.holdLoaded(record);
   const declarations = await DeclarationLog.start({
     store,
     logger,

@@ -11,6 +11,13 @@ const InstanceIdentity = z.object({
   lease_token_hash: z.string(),
 });
 
+/** An identity record, its keys in the order of its stored text. */
+const identityOf = (instanceId: string, agentName: string, leaseTokenHash: string) => ({
+  instance_id: instanceId,
+  agent_name: agentName,
+  lease_token_hash: leaseTokenHash,
+});
+
 /** Most ids a collection pass examines in one turn of the event loop. */
 const IDS_PER_TURN = 1024;
 
@@ -32,16 +39,24 @@ export class InstanceIdentities {
     private readonly logger: Logger,
   ) {}
 
-  /** The identity record to commit with a registration. */
+  /**
+   * The identity record to commit with a registration. Its object goes along as the put's `source`:
+   * its three strings are the registration record's own, so the embedded store holds it in ~90 bytes,
+   * not as its ~175-byte text (at 100,000 instances, ~8 MB).
+   */
   entry(instanceId: string, agentName: string, leaseTokenHash: string): PutOp {
-    return {
-      key: KEYS.identity(instanceId),
-      value: JSON.stringify({
-        instance_id: instanceId,
-        agent_name: agentName,
-        lease_token_hash: leaseTokenHash,
-      }),
-    };
+    const source = identityOf(instanceId, agentName, leaseTokenHash);
+    return { key: KEYS.identity(instanceId), value: JSON.stringify(source), source };
+  }
+
+  /**
+   * After a restart: holds the stored identity of a live instance as its object again (as `entry` put
+   * it), when its text is exactly the one this registration record makes. Other texts stay as they are.
+   */
+  holdLoaded(record: { instance_id: string; agent_name: string; lease_token_hash: string }): void {
+    if (this.store.keepAsSource === undefined) return;
+    const source = identityOf(record.instance_id, record.agent_name, record.lease_token_hash);
+    this.store.keepAsSource(KEYS.identity(record.instance_id), JSON.stringify(source), source);
   }
 
   /** Whether `previous` proves to be the registration that last held the id, for the same agent name. */
@@ -76,11 +91,12 @@ export class InstanceIdentities {
   ): Promise<number> {
     const stale: string[] = [];
     const seen = new Set<string>();
-    const identities = await this.store.list(KEYS.identitiesPrefix);
-    for (let i = 0; i < identities.length; i++) {
+    // Keys alone: the pass needs the ids, not the records (held as objects, their texts would be made).
+    const keys = await this.store.listKeys(KEYS.identitiesPrefix);
+    for (let i = 0; i < keys.length; i++) {
       // ~5 µs per id: a pass over 100,000 held DNS answers and the API for ~0.5 s in one turn.
       if (i > 0 && i % IDS_PER_TURN === 0) await yieldToEventLoop();
-      const id = identities[i]!.key.slice(KEYS.identitiesPrefix.length);
+      const id = keys[i]!.slice(KEYS.identitiesPrefix.length);
       seen.add(id);
       if (isLive(id)) {
         this.missingSince.delete(id);

@@ -20,8 +20,7 @@ export interface PutOp {
   lease?: LeaseId;
   /**
    * The object `value` is the JSON text of, when its writer keeps that object anyway and never changes
-   * it in a way that changes its JSON. The embedded store keeps a lease-bound value as this object, not
-   * the text, and makes the text again when the value is read (`JSON.stringify(source)`: the same JSON,
+   * it in a way that changes its JSON. The embedded store keeps the value as this object, not the text, and makes the text again when the value is read (`JSON.stringify(source)`: the same JSON,
    * though an object whose parts were swapped for equal ones may order a map's keys differently). The
    * etcd store ignores it.
    */
@@ -71,13 +70,15 @@ export interface RegistryStore {
   commit(ops: { puts?: PutOp[]; deletes?: string[] }): Promise<Result<void, LeaseError>>;
   get(key: string): Promise<string | null>;
   /**
-   * When `key` is lease-bound and holds exactly `value`, keeps `source` in its place as a put's
-   * `source` would have (its JSON text must be `value`): for values read back from before a restart.
+   * When `key` holds exactly `value`, keeps `source` in its place as a put's `source` would have (its
+   * JSON text must be `value`): for values read back from before a restart.
    * Only the embedded store has it; elsewhere values are not held in this process.
    */
   keepAsSource?(key: string, value: string, source: object): void;
   /** Every key under `prefix`, sorted by key. */
   list(prefix: string): Promise<KeyValue[]>;
+  /** Every key under `prefix`, sorted, without values: a pass that needs only names reads no values. */
+  listKeys(prefix: string): Promise<string[]>;
   /** Takes a snapshot of `prefix` and then reports every later change, in order, in batches. */
   watch(prefix: string, listener: (events: WatchEvent[]) => void): Promise<Watch>;
   /** Joins the election `name`; at most one candidate across all processes leads at a time. */

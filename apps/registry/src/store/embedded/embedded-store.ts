@@ -188,6 +188,11 @@ export class EmbeddedStore implements RegistryStore {
     return this.#kv.list(prefix);
   }
 
+  async listKeys(prefix: string): Promise<string[]> {
+    this.#open();
+    return this.#kv.listKeys(prefix);
+  }
+
   async watch(prefix: string, listener: (events: WatchEvent[]) => void): Promise<Watch> {
     this.#open();
     // Snapshot and registration happen in one synchronous step, so no change falls between them.

@@ -81,6 +81,7 @@ describe('KvState.list', () => {
         kv.list(prefix).map((kv) => kv.key),
         prefix,
       ).toEqual(live.filter((key) => key.startsWith(prefix)).sort());
+      expect(kv.listKeys(prefix), prefix).toEqual(live.filter((key) => key.startsWith(prefix)).sort());
     }
     expect(kv.size).toBe(live.length);
     expect(kv.get('/reach/instances/a-1')).toBe('/reach/instances/a-1');
@@ -95,7 +96,7 @@ describe('KvState.list', () => {
 });
 
 describe('KvState with a put that names its source', () => {
-  it('keeps a lease-bound value as its source object and reads it back as the same text', () => {
+  it('keeps a value (lease-bound or not) as its source object and reads it back as the same text', () => {
     const leases = new LeaseTable(new ManualClock(), () => undefined);
     const kv = new KvState(leases);
     leases.grant('7', 1_000);
@@ -121,7 +122,19 @@ describe('KvState with a put that names its source', () => {
     const textOnly = new KvState(new LeaseTable(new ManualClock(), () => undefined));
     textOnly.apply([{ key: '/reach/durable', value }], []);
     expect(kv.bytes - textOnly.bytes).toBe('/reach/instances/a'.length + value.length + 1 + 9);
+    const held = (key: string) => kv.entries().find(([k]) => k === key)![1];
+    expect(held('/reach/durable')).toBeInstanceOf(HeldValue);
+    expect(kv.list('/reach/durable')).toEqual([{ key: '/reach/durable', value }]);
+    expect(kv.listKeys('/reach/')).toEqual(['/reach/durable', '/reach/instances/a']);
     // A value read back from before a restart is kept as its source only while it is that text.
+    kv.apply([{ key: '/reach/loaded', value }], []);
+    kv.keepAsSource('/reach/loaded', `${value} `, record);
+    expect(held('/reach/loaded')).toBe(value);
+    kv.keepAsSource('/reach/loaded', value, record);
+    expect((held('/reach/loaded') as HeldValue).source).toBe(record);
+    expect(kv.get('/reach/loaded')).toBe(value);
+    kv.apply([], ['/reach/loaded']);
+    expect(kv.get('/reach/loaded')).toBeNull();
     kv.keepAsSource('/reach/durable', value, record);
     leases.grant('8', 1_000);
     kv.apply([{ key: '/reach/instances/b', value, lease: '8' }], []);

@@ -4,19 +4,21 @@ import type { SnapshotPut } from './journal-records.js';
 import { boundValue, type Lease, type LeaseTable } from './lease-table.js';
 
 /**
- * What the store keeps per key: the value of a key bound to no lease, or the lease that holds a bound
- * key's value (one object per lease, not one per key: 40 bytes per key at ten keys per instance).
+ * What the store keeps per key: the value of a key bound to no lease (its text, or the object it is the
+ * JSON of), or the lease that holds a bound key's value (one object per lease, not one per key: 40 bytes
+ * per key at ten keys per instance).
  */
-type Slot = string | Lease;
+type Slot = StoredValue | Lease;
+
+const isLease = (slot: Slot): slot is Lease => typeof slot !== 'string' && !(slot instanceof HeldValue);
 
 /** About what one key adds to a snapshot: `["key","value","lease"],` before JSON escaping. */
 const entryBytes = (key: string, value: StoredValue, lease: LeaseId | undefined): number =>
   key.length + value.length + (lease === undefined ? 6 : lease.length + 9);
 
 /** The value of `key` as the store keeps it: its text, or (lease-bound) the object it is the JSON of. */
-const slotValue = (key: string, slot: Slot): StoredValue =>
-  typeof slot === 'string' ? slot : boundValue(slot, key)!;
-const leaseOf = (slot: Slot): LeaseId | undefined => (typeof slot === 'string' ? undefined : slot.id);
+const slotValue = (key: string, slot: Slot): StoredValue => (isLease(slot) ? boundValue(slot, key)! : slot);
+const leaseOf = (slot: Slot): LeaseId | undefined => (isLease(slot) ? slot.id : undefined);
 
 /**
  * The bucket a key is kept in: the key up to and including its third `/` (`/reach/instances/`,
@@ -59,40 +61,51 @@ export class KvState {
     return slot === undefined ? null : valueText(slotValue(key, slot));
   }
 
-  /** Keeps `source` in place of `key`'s value when the key is lease-bound and its value is `value`. */
+  /** Keeps `source` in place of `key`'s value when its value is the text `value`. */
   keepAsSource(key: string, value: string, source: object): void {
-    const slot = this.#buckets.get(headOf(key))?.get(key);
-    if (slot === undefined || typeof slot === 'string' || boundValue(slot, key) !== value) return;
-    this.#leases.bind(slot.id, key, new HeldValue(source, value.length));
+    const bucket = this.#buckets.get(headOf(key));
+    const slot = bucket?.get(key);
+    if (slot === undefined || slotValue(key, slot) !== value) return;
+    const held = new HeldValue(source, value.length);
+    if (isLease(slot)) this.#leases.bind(slot.id, key, held);
+    else bucket!.set(key, held);
   }
 
   /** Every key under `prefix`, sorted by key. */
   list(prefix: string): KeyValue[] {
     const out: KeyValue[] = [];
+    for (const bucket of this.#bucketsUnder(prefix))
+      for (const [key, slot] of bucket) {
+        if (!key.startsWith(prefix)) continue;
+        const value = valueText(slotValue(key, slot));
+        out.push(isLease(slot) ? { key, value, lease: slot.id } : { key, value });
+      }
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Every key under `prefix`, sorted, without their values (no held value's text is made). */
+  listKeys(prefix: string): string[] {
+    const out: string[] = [];
+    for (const bucket of this.#bucketsUnder(prefix))
+      for (const key of bucket.keys()) if (key.startsWith(prefix)) out.push(key);
+    return out.sort();
+  }
+
+  /** The buckets that can hold keys under `prefix`. */
+  #bucketsUnder(prefix: string): Map<string, Slot>[] {
     const head = headOf(prefix);
     if (head !== '') {
       // Every key under `prefix` has this head: one bucket holds them all.
       const bucket = this.#buckets.get(head);
-      if (bucket !== undefined) KvState.#collect(bucket, prefix, out);
-    } else {
-      // A short prefix: the buckets whose head it starts, and the keys of fewer than three slashes.
-      for (const [bucketHead, bucket] of this.#buckets)
-        if (bucketHead === '' || bucketHead.startsWith(prefix)) KvState.#collect(bucket, prefix, out);
+      return bucket === undefined ? [] : [bucket];
     }
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  }
-
-  static #collect(bucket: Map<string, Slot>, prefix: string, out: KeyValue[]): void {
-    for (const [key, slot] of bucket) {
-      if (!key.startsWith(prefix)) continue;
-      const value = valueText(slotValue(key, slot));
-      out.push(typeof slot === 'string' ? { key, value } : { key, value, lease: slot.id });
-    }
+    // A short prefix: the buckets whose head it starts, and the keys of fewer than three slashes.
+    return [...this.#buckets].filter(([h]) => h === '' || h.startsWith(prefix)).map(([, b]) => b);
   }
 
   /**
-   * Applies deletes then puts; the caller has already checked that every named lease is live. A
-   * lease-bound put with a `source` is kept as that object, not its text (`HeldValue`).
+   * Applies deletes then puts; the caller has already checked that every named lease is live. A put
+   * with a `source` is kept as that object, not its text (`HeldValue`).
    */
   apply(puts: readonly PutOp[], deletes: readonly string[]): WatchEvent[] {
     const events: WatchEvent[] = [];
@@ -107,12 +120,12 @@ export class KvState {
       const previous = bucket.get(put.key);
       if (previous !== undefined) {
         this.#bytes -= entryBytes(put.key, slotValue(put.key, previous), leaseOf(previous));
-        if (typeof previous !== 'string' && previous.id !== put.lease) this.#leases.unbind(previous, put.key);
+        if (isLease(previous) && previous.id !== put.lease) this.#leases.unbind(previous, put.key);
       } else this.#size++;
       // A lease the table does not know (never the case for checked puts) leaves the key unbound.
       const value = put.source === undefined ? put.value : new HeldValue(put.source, put.value.length);
       const lease = put.lease === undefined ? undefined : this.#leases.bind(put.lease, put.key, value);
-      bucket.set(put.key, lease ?? put.value);
+      bucket.set(put.key, lease ?? value);
       this.#bytes += entryBytes(put.key, put.value, lease?.id);
       events.push({ type: 'put', key: put.key, value: put.value });
     }
@@ -142,7 +155,7 @@ export class KvState {
     const out: SnapshotPut[] = [];
     for (const bucket of this.#buckets.values())
       for (const [key, slot] of bucket)
-        out.push(typeof slot === 'string' ? [key, slot] : [key, boundValue(slot, key)!, slot.id]);
+        out.push(isLease(slot) ? [key, boundValue(slot, key)!, slot.id] : [key, slot]);
     return out;
   }
 
@@ -153,7 +166,7 @@ export class KvState {
     if (slot === undefined) return false;
     // The value first: a bound key's value lives in its lease's bindings, gone once unbound.
     this.#bytes -= entryBytes(key, slotValue(key, slot), leaseOf(slot));
-    if (typeof slot !== 'string') this.#leases.unbind(slot, key);
+    if (isLease(slot)) this.#leases.unbind(slot, key);
     this.#forget(head, bucket!, key);
     return true;
   }

@@ -60,12 +60,14 @@ export function cutsOf(kvs: KeyValue[], namespace: Buffer, bytesRead: number): B
  * a range of its own (bounded by the next cut, not by the prefix's end), so each page walks only its own
  * stretch of etcd's index: at 100,000 identities an unbounded page walked all of them, ~15 times a pass.
  * Any cuts give the same result (the stretches cover the prefix exactly); stale ones only cost requests.
+ * With `keysOnly`, etcd sends no values (each key-value's value is then '').
  */
 export async function rangeAll(
   kv: KVClient,
   prefix: Buffer,
   namespaceLength: number,
   cuts: Buffer[] = [],
+  keysOnly = false,
 ): Promise<{ kvs: KeyValue[]; revision: string; cuts: Buffer[] }> {
   const { key, range_end } = prefixRange(prefix);
   const toEnd = range_end.length === 1 && range_end[0] === 0;
@@ -84,6 +86,7 @@ export async function rangeAll(
         key: start,
         range_end: end,
         limit: nextPageSize(bytesRead, out.length),
+        ...(keysOnly ? { keys_only: true } : {}),
         ...(revision === undefined ? {} : { revision }),
       });
       revision ??= String(res.header.revision);

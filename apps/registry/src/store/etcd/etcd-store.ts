@@ -229,6 +229,17 @@ export class EtcdStore implements RegistryStore {
     return kvs;
   }
 
+  async listKeys(prefix: string): Promise<string[]> {
+    // Pages of keys alone are smaller: their own cuts, not the full listing's.
+    const cutsKey = `keys:${prefix}`;
+    const { kvs, cuts } = await this.#call('list keys', () =>
+      rangeAll(this.#client.kv, this.#key(prefix), this.#prefix.length, this.#listCuts.get(cutsKey), true),
+    );
+    if (cuts.length > 0) this.#listCuts.set(cutsKey, cuts);
+    else this.#listCuts.delete(cutsKey);
+    return kvs.map((kv) => kv.key);
+  }
+
   async watch(prefix: string, listener: (events: WatchEvent[]) => void): Promise<Watch> {
     // Only the inner close is kept: the store must not hold the snapshot once the caller let it go.
     const { snapshot, close } = await this.#call('watch', () =>

@@ -25,6 +25,27 @@ export function kvContract(ctx: () => StoreUnderTest): void {
     expect(await store.list(`${p}nothing/`)).toEqual([]);
   });
 
+  it('lists keys alone by prefix, sorted, whatever their values and leases', async () => {
+    const { store } = ctx();
+    const p = uniquePrefix('kv');
+    const lease = await store.grantLease(60_000);
+    const record = { id: 'r', note: 'held as its object where the store can' };
+    await store.commit({
+      puts: [
+        { key: `${p}c/2`, value: JSON.stringify(record), source: record },
+        { key: `${p}c/1`, value: 'leased', lease },
+        { key: `${p}a`, value: 'x' },
+        { key: `${p}cc`, value: 'y' },
+      ],
+    });
+    expect(await store.listKeys(`${p}c/`)).toEqual([`${p}c/1`, `${p}c/2`]);
+    expect(await store.listKeys(p)).toEqual([`${p}a`, `${p}c/1`, `${p}c/2`, `${p}cc`]);
+    expect(await store.listKeys(`${p}nothing/`)).toEqual([]);
+    expect(await store.get(`${p}c/2`)).toBe(JSON.stringify(record));
+    await store.commit({ deletes: [`${p}c/2`] });
+    expect(await store.listKeys(`${p}c`)).toEqual([`${p}c/1`, `${p}cc`]);
+  });
+
   it('overwrites and deletes in one commit', async () => {
     const { store } = ctx();
     const p = uniquePrefix('kv');
