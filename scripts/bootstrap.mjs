@@ -145,7 +145,9 @@ function runTests(args) {
   handOver(child, ['SIGTERM', 'SIGHUP']);
 }
 
-const [command, ...rest] = process.argv.slice(2);
+const [command, ...given] = process.argv.slice(2);
+// `npm start -- --port-base N` drops the `--`; pnpm (`pnpm start -- …`) passes it on: take both.
+const rest = given[0] === '--' ? given.slice(1) : given;
 switch (command) {
   case 'start':
     ensureWorkspace();
