@@ -4,32 +4,11 @@ import { RRTYPE } from './rr.js';
 import { MAX_SET_BYTES, type WireRrSet } from './rrset-wire.js';
 import type { RrSet, ZoneNode, ZoneSnapshot } from './zone-snapshot.js';
 
-/** Where a question name falls relative to the zone. */
-export type Location =
-  | { kind: 'outside' }
-  | { kind: 'node'; node: ZoneNode }
-  | { kind: 'empty-non-terminal' }
-  | { kind: 'nxdomain' };
-
 const CLASS_IN = 1;
 const CLASS_ANY = 255;
 
 /** ASCII-only lower-casing (RFC 4343): other octets never match a zone label anyway. */
 const lowerOctet = (c: number): number => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
-
-/** Finds a question name (wire form with its root byte) in the zone, case-insensitively. */
-export function locate(snapshot: ZoneSnapshot, qname: Buffer): Location {
-  return locateName(snapshot, relativeName(snapshot, qname, 0, qname.length));
-}
-
-function locateName(snapshot: ZoneSnapshot, name: string | null | undefined): Location {
-  if (name === undefined) return { kind: 'outside' };
-  if (name === null) return { kind: 'nxdomain' };
-  const node = snapshot.nodes.get(name);
-  if (node !== undefined) return { kind: 'node', node };
-  if (snapshot.emptyNonTerminals.has(name)) return { kind: 'empty-non-terminal' };
-  return { kind: 'nxdomain' };
-}
 
 /** The relative name is spelled here (lower-case, dots between labels) and read out as one string. */
 const spelled = Buffer.alloc(255);
@@ -72,23 +51,26 @@ function relativeName(
   return spelled.toString('latin1', 0, apexAt - start - 1);
 }
 
+/** The empty section every answer without records in it shares (sections are never written to). */
+const NONE: readonly WireRrSet[] = [];
+
 const refused: Sections = {
   rcode: RCODE.REFUSED,
   authoritative: false,
-  answer: [],
-  authority: [],
-  additional: [],
+  answer: NONE,
+  authority: NONE,
+  additional: NONE,
 };
 
 function negative(snapshot: ZoneSnapshot, rcode: number, owner: string | undefined): Sections {
   // Negative answers are cached for min(SOA TTL, SOA minimum) (RFC 2308 section 3); both are the zone TTL.
-  const authority = snapshot.soa.ownedWire(snapshot.nodes.get('')!.wire);
-  return { rcode, authoritative: true, answer: [], authority: [authority], additional: [], owner };
+  const authority = snapshot.negativeAuthority;
+  return { rcode, authoritative: true, answer: NONE, authority, additional: NONE, owner };
 }
 
 // Glue depends only on the answered encoding, which a set keeps until it changes (and all of its glue
 // with it). Kept only for sets of several records: one record's glue is a single lookup, cheaper than an entry.
-const glueCache = new WeakMap<WireRrSet, WireRrSet[]>();
+const glueCache = new WeakMap<WireRrSet, readonly WireRrSet[]>();
 
 function glueFor(
   snapshot: ZoneSnapshot,
@@ -96,16 +78,17 @@ function glueFor(
   wires: readonly WireRrSet[],
   node: ZoneNode,
   limit: number,
-): WireRrSet[] {
+): readonly WireRrSet[] {
   // An answer past the message limit is truncated, and a truncated answer carries no additional data.
   let size = 0;
   for (let i = 0; i < wires.length; i++) size += wires[i]!.size;
-  if (size > limit) return [];
-  const single = wires.length === 1 ? wires[0]! : undefined;
-  const cached = single === undefined ? undefined : glueCache.get(single);
+  if (size > limit) return NONE;
+  // Only a set of several records is ever filed: one record's set is not looked up (most answers).
+  const filed = wires.length === 1 && wires[0]!.count > 1 ? wires[0]! : undefined;
+  const cached = filed === undefined ? undefined : glueCache.get(filed);
   if (cached !== undefined) return cached;
   const additional = computeGlue(snapshot, answered, node);
-  if (single !== undefined && single.count > 1) glueCache.set(single, additional);
+  if (filed !== undefined) glueCache.set(filed, additional);
   return additional;
 }
 
@@ -116,8 +99,13 @@ function answers(sets: readonly RrSet[], type: number): boolean {
   return false;
 }
 
-function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: ZoneNode): WireRrSet[] {
-  const additional: WireRrSet[] = [];
+function computeGlue(
+  snapshot: ZoneSnapshot,
+  answered: readonly RrSet[],
+  node: ZoneNode,
+): readonly WireRrSet[] {
+  // Made at the first glue found: most answers have none (NONE).
+  let additional: WireRrSet[] | undefined;
   // A set's glue names are distinct; only several sets (ANY) can name one twice.
   let seen: Set<string> | undefined;
   for (const set of answered) {
@@ -129,18 +117,20 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
         if (seen.has(name)) continue;
         seen.add(name);
       }
-      const target = snapshot.nodes.get(name);
+      // An instance's own SVCB names the instance itself: the node in hand, not a second lookup.
+      const target = name === node.name ? node : snapshot.nodes.get(name);
       if (target === undefined) continue;
       for (const type of GLUE_TYPES) {
         const glue = target.rrsets.get(type);
         if (glue === undefined) continue;
+        additional ??= [];
         if (target !== node) additional.push(glue.ownedWire(target.wire));
         // The question's own name (an SVCB whose target is "."): its owner is a pointer to the question.
         else if (!answers(answered, type)) additional.push(glue.answerWire());
       }
     }
   }
-  return additional;
+  return additional ?? NONE;
 }
 
 /**
@@ -150,8 +140,7 @@ function computeGlue(snapshot: ZoneSnapshot, answered: readonly RrSet[], node: Z
 export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX_SET_BYTES): Sections {
   if (query.qclass !== CLASS_IN && query.qclass !== CLASS_ANY) return refused;
   const relative = relativeName(snapshot, query.message, QNAME_START, query.qnameEnd);
-  const where = locateName(snapshot, relative);
-  if (where.kind === 'outside') return refused;
+  if (relative === undefined) return refused;
   // Names no zone name can match (null) never change, so their answers are kept under no name.
   const name = relative ?? undefined;
   switch (query.qtype) {
@@ -165,18 +154,23 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX
     case RRTYPE.MAILB:
       return { ...refused, rcode: RCODE.NOTIMP };
   }
-  if (where.kind === 'nxdomain') return negative(snapshot, RCODE.NXDOMAIN, name);
-  if (where.kind === 'empty-non-terminal') return negative(snapshot, RCODE.NOERROR, name);
-  const { node } = where;
+  const node = name === undefined ? undefined : snapshot.nodes.get(name);
+  if (node === undefined) {
+    const exists = name !== undefined && snapshot.emptyNonTerminals.has(name);
+    return negative(snapshot, exists ? RCODE.NOERROR : RCODE.NXDOMAIN, name);
+  }
   let sets: RrSet[];
+  let answer: WireRrSet[];
   if (query.qtype === RRTYPE.ANY) {
     sets = [...node.rrsets.values()];
+    if (sets.length === 0) return negative(snapshot, RCODE.NOERROR, name);
+    answer = sets.map((set) => set.answerWire());
   } else {
     const set = node.rrsets.get(query.qtype);
-    sets = set === undefined ? [] : [set];
+    if (set === undefined) return negative(snapshot, RCODE.NOERROR, name);
+    sets = [set];
+    answer = [set.answerWire()];
   }
-  if (sets.length === 0) return negative(snapshot, RCODE.NOERROR, name);
-  const answer = sets.map((set) => set.answerWire());
   return {
     rcode: RCODE.NOERROR,
     authoritative: true,

@@ -15,6 +15,7 @@ import {
   withSvcPriority,
   type ZoneRr,
 } from './rr.js';
+import type { WireRrSet } from './rrset-wire.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
 import type { SoaTimers, ZoneSnapshot } from './zone-snapshot.js';
 
@@ -121,8 +122,8 @@ export class LiveZone {
   private readonly apexWire: Buffer;
   private readonly touched = new Set<string>();
   private indexStale = true;
-  /** The SOA set of the last snapshot's serial. */
-  private soaOf: { serial: number; set: RrSet } | undefined;
+  /** The SOA set of the last snapshot's serial, and a negative answer's authority section with it. */
+  private soaOf: { serial: number; set: RrSet; authority: readonly WireRrSet[] } | undefined;
 
   constructor(private readonly settings: ZoneSettings) {
     const { apex, ttl } = settings;
@@ -154,7 +155,8 @@ export class LiveZone {
     // negative answer carries), so a snapshot per slice does not encode it again.
     let soaOf = this.soaOf;
     if (soaOf?.serial !== serial) {
-      soaOf = { serial, set: this.soa(serial) };
+      const set = this.soa(serial);
+      soaOf = { serial, set, authority: [set.ownedWire(this.apexNode.wire)] };
       this.soaOf = soaOf;
     }
     const soa = soaOf.set;
@@ -167,6 +169,7 @@ export class LiveZone {
       serial,
       ttl,
       soa,
+      negativeAuthority: soaOf.authority,
       nodes: this.nodes,
       emptyNonTerminals: this.emptyNonTerminals,
       changes: this.changes,

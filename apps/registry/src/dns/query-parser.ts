@@ -43,6 +43,13 @@ const MAX_NAME = 255;
 
 class Malformed extends Error {}
 
+/**
+ * The big-endian 16-bit word at `at`, read straight from the octets: every call below is inside a
+ * bound checked before it, and Buffer's own reader (an argument check, then the same read) did not
+ * inline here (~3 % of the packet handler's time).
+ */
+const u16 = (msg: Buffer, at: number): number => (msg[at]! << 8) | msg[at + 1]!;
+
 /** Checks the uncompressed name at `offset` and returns the offset after it (no view per label: this runs per packet). */
 function readQuestionName(msg: Buffer, offset: number): number {
   let at = offset;
@@ -106,16 +113,24 @@ function checkPointerChain(msg: Buffer, start: number, lengthSoFar: number, hops
   throw new Malformed('compression chain too long');
 }
 
-function readOpt(msg: Buffer, at: number, rdlength: number, ttlWord: number, udpSize: number): Edns {
+/** The OPT RR's data at `at`; `ttlHigh` and `ttlLow` are the halves of its TTL field (extended RCODE and version; DO and Z). */
+function readOpt(
+  msg: Buffer,
+  at: number,
+  rdlength: number,
+  ttlHigh: number,
+  ttlLow: number,
+  udpSize: number,
+): Edns {
   const end = at + rdlength;
   let cursor = at;
   while (cursor < end) {
     if (cursor + 4 > end) throw new Malformed('truncated EDNS option');
-    const optLen = msg.readUInt16BE(cursor + 2);
+    const optLen = u16(msg, cursor + 2);
     cursor += 4 + optLen;
     if (cursor > end) throw new Malformed('EDNS option runs past its RR');
   }
-  return { udpSize, version: (ttlWord >>> 16) & 0xff, dnssecOk: (ttlWord & 0x8000) !== 0 };
+  return { udpSize, version: ttlHigh & 0xff, dnssecOk: (ttlLow & 0x8000) !== 0 };
 }
 
 /** Reads the question's end, type and class and the EDNS part into `query`, after checking every additional RR. */
@@ -124,39 +139,39 @@ function readBody(msg: Buffer, query: DnsQuery): void {
   if (qnameEnd + 4 > msg.length) throw new Malformed('question runs past the message');
   let at = qnameEnd + 4;
   let edns: Edns | undefined;
-  const arcount = msg.readUInt16BE(10);
+  const arcount = u16(msg, 10);
   for (let i = 0; i < arcount; i++) {
     const owner = at;
     at = skipName(msg, at);
     if (at + 10 > msg.length) throw new Malformed('RR header runs past the message');
-    const type = msg.readUInt16BE(at);
-    const rdlength = msg.readUInt16BE(at + 8);
+    const type = u16(msg, at);
+    const rdlength = u16(msg, at + 8);
     if (at + 10 + rdlength > msg.length) throw new Malformed('RDATA runs past the message');
     if (type === RRTYPE.OPT) {
       if (edns !== undefined) throw new Malformed('more than one OPT RR');
       if (at !== owner + 1) throw new Malformed('OPT owner is not the root');
-      edns = readOpt(msg, at + 10, rdlength, msg.readUInt32BE(at + 4), msg.readUInt16BE(at + 2));
+      edns = readOpt(msg, at + 10, rdlength, u16(msg, at + 4), u16(msg, at + 6), u16(msg, at + 2));
     }
     at += 10 + rdlength;
   }
   if (at !== msg.length) throw new Malformed('trailing bytes after the last RR');
   query.qnameEnd = qnameEnd;
-  query.qtype = msg.readUInt16BE(qnameEnd);
-  query.qclass = msg.readUInt16BE(qnameEnd + 2);
+  query.qtype = u16(msg, qnameEnd);
+  query.qclass = u16(msg, qnameEnd + 2);
   query.edns = edns;
 }
 
 /** Parses a message from the wire; never throws, whatever the bytes. */
 export function parseQuery(msg: Buffer): ParsedMessage {
   if (msg.length < HEADER) return { kind: 'drop' };
-  const id = msg.readUInt16BE(0);
-  const flags = msg.readUInt16BE(2);
+  const id = u16(msg, 0);
+  const flags = u16(msg, 2);
   // Never answer a response: two servers could echo each other forever.
   if ((flags & 0x8000) !== 0) return { kind: 'drop' };
   const opcode = (flags >> 11) & 0xf;
   if (opcode !== 0) return { kind: 'error', rcode: RCODE.NOTIMP, id, flags };
   // QDCOUNT 1, ANCOUNT and NSCOUNT 0.
-  if (msg.readUInt16BE(4) !== 1 || msg.readUInt16BE(6) !== 0 || msg.readUInt16BE(8) !== 0)
+  if (u16(msg, 4) !== 1 || u16(msg, 6) !== 0 || u16(msg, 8) !== 0)
     return { kind: 'error', rcode: RCODE.FORMERR, id, flags };
   // Every field set here, in one order, so all queries share one shape.
   const query: DnsQuery = {

@@ -1,6 +1,6 @@
 import { type DnsQuery, QNAME_START } from './query-parser.js';
 import { RRTYPE } from './rr.js';
-import type { WireRrSet } from './rrset-wire.js';
+import { type WireRrSet, writeU16, writeU32 } from './rrset-wire.js';
 
 /** The UDP payload size this server advertises and never exceeds (DNS flag day 2020). */
 export const ADVERTISED_UDP_SIZE = 1232;
@@ -125,12 +125,12 @@ export function writeResponse(
     (sections.authoritative ? AA : 0) |
     (truncated ? TC : 0) |
     (sections.rcode & 0xf);
-  buf.writeUInt16BE(query.id, 0);
-  buf.writeUInt16BE(flags, 2);
-  buf.writeUInt16BE(1, 4);
-  buf.writeUInt16BE(countOf(answer), 6);
-  buf.writeUInt16BE(countOf(authority), 8);
-  buf.writeUInt16BE(countOf(additional) + (query.edns === undefined ? 0 : 1), 10);
+  writeU16(buf, query.id, 0);
+  writeU16(buf, flags, 2);
+  writeU16(buf, 1, 4);
+  writeU16(buf, countOf(answer), 6);
+  writeU16(buf, countOf(authority), 8);
+  writeU16(buf, countOf(additional) + (query.edns === undefined ? 0 : 1), 10);
   // The question as asked, octet by octet: Buffer#copy with a source range makes a view to copy from.
   const { message } = query;
   let at = QNAME_START;
@@ -145,11 +145,11 @@ export function writeResponse(
 
 function writeOpt(buf: Buffer, at: number, rcode: number, dnssecOk: boolean): void {
   buf[at] = 0;
-  buf.writeUInt16BE(RRTYPE.OPT, at + 1);
-  buf.writeUInt16BE(ADVERTISED_UDP_SIZE, at + 3);
+  writeU16(buf, RRTYPE.OPT, at + 1);
+  writeU16(buf, ADVERTISED_UDP_SIZE, at + 3);
   // Extended RCODE (upper 8 bits), version 0, DO copied (RFC 3225).
-  buf.writeUInt32BE(((((rcode >> 4) & 0xff) << 24) | (dnssecOk ? 0x8000 : 0)) >>> 0, at + 5);
-  buf.writeUInt16BE(0, at + 9);
+  writeU32(buf, (((rcode >> 4) & 0xff) << 24) | (dnssecOk ? 0x8000 : 0), at + 5);
+  writeU16(buf, 0, at + 9);
 }
 
 /** A header-only response (FORMERR, NOTIMP) for a message that could not be read as a query. */

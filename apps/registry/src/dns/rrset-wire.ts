@@ -1,4 +1,4 @@
-import { copyWireRdata, wireRdataLength, type ZoneRr } from './rr.js';
+import { copyWireRdata, wirePointers, wireRdataLength, type ZoneRr } from './rr.js';
 
 /**
  * An RRset encoded for the wire. An owner is either a pointer to the question name (0xC00C) or
@@ -18,6 +18,26 @@ export interface WireRrSet {
   readonly rrEnds: readonly number[];
   /** Offsets of the two-octet apex pointers to fill in (owners' and RDATA's). */
   readonly patches: readonly number[];
+}
+
+/**
+ * Writes `value`'s two octets big-endian at `at` and returns the offset after them. Straight stores
+ * into a buffer the caller sized: Buffer#writeUInt16BE checks its arguments on every call, and the
+ * answer path makes a dozen such writes per reply.
+ */
+export function writeU16(buf: Buffer, value: number, at: number): number {
+  buf[at] = value >>> 8;
+  buf[at + 1] = value;
+  return at + 2;
+}
+
+/** `writeU16` for a 32-bit value (a TTL, a serial). */
+export function writeU32(buf: Buffer, value: number, at: number): number {
+  buf[at] = value >>> 24;
+  buf[at + 1] = value >>> 16;
+  buf[at + 2] = value >>> 8;
+  buf[at + 3] = value;
+  return at + 4;
 }
 
 /** The most octets any set contributes to a message (a TCP message's limit). */
@@ -57,17 +77,18 @@ export function encodeRrs(
   let at = 0;
   for (const rr of kept) {
     if (owner === null) {
-      at = bytes.writeUInt16BE(0xc00c, at);
+      at = writeU16(bytes, 0xc00c, at);
     } else {
       at += owner.copy(bytes, at);
       patches.push(at);
-      at = bytes.writeUInt16BE(0, at);
+      at = writeU16(bytes, 0, at);
     }
-    at = bytes.writeUInt16BE(type, at);
-    at = bytes.writeUInt16BE(CLASS_IN, at);
-    at = bytes.writeUInt32BE(ttl, at);
-    at = bytes.writeUInt16BE(wireRdataLength(rr), at);
-    for (const pointer of rr.compressed?.pointers ?? []) patches.push(at + pointer);
+    at = writeU16(bytes, type, at);
+    at = writeU16(bytes, CLASS_IN, at);
+    at = writeU32(bytes, ttl, at);
+    at = writeU16(bytes, wireRdataLength(rr), at);
+    const pointers = wirePointers(rr);
+    if (pointers !== undefined) for (const pointer of pointers) patches.push(at + pointer);
     at += copyWireRdata(rr, bytes, at);
     rrEnds.push(at);
   }
@@ -85,17 +106,17 @@ export function encodeOneRr(type: number, ttl: number, rr: ZoneRr, owner: Buffer
   const patches: number[] = [];
   let at: number;
   if (owner === null) {
-    at = bytes.writeUInt16BE(0xc00c, 0);
+    at = writeU16(bytes, 0xc00c, 0);
   } else {
     at = owner.copy(bytes, 0);
     patches.push(at);
-    at = bytes.writeUInt16BE(0, at);
+    at = writeU16(bytes, 0, at);
   }
-  at = bytes.writeUInt16BE(type, at);
-  at = bytes.writeUInt16BE(CLASS_IN, at);
-  at = bytes.writeUInt32BE(ttl, at);
-  at = bytes.writeUInt16BE(rdataLength, at);
-  const pointers = rr.compressed?.pointers;
+  at = writeU16(bytes, type, at);
+  at = writeU16(bytes, CLASS_IN, at);
+  at = writeU32(bytes, ttl, at);
+  at = writeU16(bytes, rdataLength, at);
+  const pointers = wirePointers(rr);
   if (pointers !== undefined) for (const pointer of pointers) patches.push(at + pointer);
   copyWireRdata(rr, bytes, at);
   return { bytes, size, count: 1, rrEnds: [size], patches };

@@ -1,4 +1,5 @@
 import type { ChangeLog } from './change-log.js';
+import type { WireRrSet } from './rrset-wire.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
 
 export type { RrSet, RrSetsByType, ZoneNode } from './zone-node.js';
@@ -19,6 +20,11 @@ export interface ZoneSnapshot {
   readonly ttl: number;
   /** The apex SOA RRset, also the authority of negative answers. */
   readonly soa: RrSet;
+  /**
+   * A negative answer's authority section: the SOA owned by the apex, encoded once per serial (a
+   * negative answer neither looks the apex up nor makes the section).
+   */
+  readonly negativeAuthority: readonly WireRrSet[];
   /** Nodes by relative lower-case name; the apex is ''. */
   readonly nodes: ReadonlyMap<string, ZoneNode>;
   /** Names that exist only because names below them do (`_tcp`, `_agents`). */
