@@ -9,7 +9,7 @@ import { Etcd3 } from 'etcd3';
 import { ETCD_SERVER_FLAGS } from '../scripts/cluster/etcd-flags.js';
 import { startEtcd } from '../test/harness/etcd.js';
 import { heartbeatLua, REGISTRATION_RUN_SECONDS, registerLua, registerMany } from './lib/agents.js';
-import { cpuDuring, cpuMs } from './lib/cpu.js';
+import { cpuDuring, SETTLED_CPU_MS_PER_S, settle } from './lib/cpu.js';
 import { startHelloWorld } from './lib/hello.js';
 import { startRegistryProcess } from './lib/registry-process.js';
 import { type Figure, printFigures } from './lib/report.js';
@@ -284,30 +284,6 @@ export async function rawKeepAlives(
     unary.close();
   }
   return { leases: leases.length, done, perSec: done / seconds };
-}
-
-/** CPU (ms per second, all processes summed) below which the processes count as settled after a fill. */
-const SETTLED_CPU_MS_PER_S = 150;
-/** Longest wait for them to settle. */
-const SETTLE_MAX_MS = 30_000;
-
-/**
- * Waits until `pids` have digested a fill: their CPU over one second falls below SETTLED_CPU_MS_PER_S
- * (the registry's journal writes, the leader's first weight passes over the new instances, the
- * collection of the fill's garbage; on etcd, etcd's own), at most SETTLE_MAX_MS. Returns the seconds
- * waited. Without it the heartbeats at 100,000 were timed while the registry still digested a fill 100
- * times the size of 1,000's: CPU per heartbeat 45 / 73 / 91 µs at 1k / 10k / 100k in the suite right
- * after the fill, against 61 / 69 µs at 1k / 100k in `register-ab.ts` (which idles 5 s after its fill).
- */
-async function settle(pids: number[]): Promise<number> {
-  const started = performance.now();
-  const used = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-  for (;;) {
-    const before = used();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const waited = performance.now() - started;
-    if (used() - before < SETTLED_CPU_MS_PER_S || waited >= SETTLE_MAX_MS) return waited / 1000;
-  }
 }
 
 /**

@@ -19,6 +19,31 @@ export function exitedChildrenCpuMs(): number {
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
 }
 
+/** CPU (ms per second, all processes summed) below which processes count as settled after a burst of work. */
+export const SETTLED_CPU_MS_PER_S = 150;
+/** Longest wait for them to settle. */
+const SETTLE_MAX_MS = 30_000;
+
+/**
+ * Waits until `pids` have digested a burst of work (a fill, a churn run): their CPU over one second
+ * falls below SETTLED_CPU_MS_PER_S (the registry's journal writes, the leader's weight passes over new
+ * or departed instances, the collection of the burst's garbage; on etcd, etcd's own), at most
+ * SETTLE_MAX_MS. Returns the seconds waited. Without it the heartbeats at 100,000 were timed while the
+ * registry still digested a fill 100 times the size of 1,000's: CPU per heartbeat 45 / 73 / 91 µs at
+ * 1k / 10k / 100k in the registry suite right after the fill, against 61 / 69 µs at 1k / 100k in
+ * `register-ab.ts` (which idles 5 s after its fill).
+ */
+export async function settle(pids: number[]): Promise<number> {
+  const started = performance.now();
+  const used = () => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  for (;;) {
+    const before = used();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const waited = performance.now() - started;
+    if (used() - before < SETTLED_CPU_MS_PER_S || waited >= SETTLE_MAX_MS) return waited / 1000;
+  }
+}
+
 /** How long a thread (the main thread: `tid` = `pid`) has run on a CPU and waited in a run queue for one, in ms. */
 export function threadSched(pid: number, tid = pid): { runMs: number; waitMs: number } {
   const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
