@@ -82,14 +82,24 @@ describe('declaration versions on etcd, two replicas', () => {
   it('one replica refuses what the other recorded, right away; verification and preference are shared; a restart keeps them', async () => {
     const a = await replica();
     const b = await replica();
-    const v1 = (await send(a, 'POST', '/v1/agents', body(8001))).body.instance_id as string;
+    // Whole answers are compared (status and body), so a failure says what came back instead.
+    const registered1 = await send(a, 'POST', '/v1/agents', body(8001));
+    expect(registered1).toMatchObject({ status: 201, body: { declaration_version: '1' } });
+    const v1 = registered1.body.instance_id as string;
     // No wait: b has not necessarily seen a's history entry through its watch; it reads the store.
     const changed = await send(b, 'POST', '/v1/agents', body(8002, '1', { priority: 5 }));
-    expect([changed.status, changed.body.code]).toEqual([409, 'DECLARATION_VERSION_CHANGED']);
-    expect((await send(b, 'POST', '/v1/agents', body(8003, '2'))).body.code).toBe('CHANGE_REASON_REQUIRED');
-    const v2 = (await send(b, 'POST', '/v1/agents', body(8004, '2', { change_reason: 'longer inputs' }))).body
-      .instance_id as string;
-    expect((await send(a, 'POST', '/v1/agents', body(8005))).status).toBe(201);
+    expect(changed).toMatchObject({ status: 409, body: { code: 'DECLARATION_VERSION_CHANGED' } });
+    const unexplained = await send(b, 'POST', '/v1/agents', body(8003, '2'));
+    expect(unexplained).toMatchObject({ status: 422, body: { code: 'CHANGE_REASON_REQUIRED' } });
+    const registered2 = await send(
+      b,
+      'POST',
+      '/v1/agents',
+      body(8004, '2', { change_reason: 'longer inputs' }),
+    );
+    expect(registered2).toMatchObject({ status: 201, body: { declaration_version: '2' } });
+    const v2 = registered2.body.instance_id as string;
+    expect(await send(a, 'POST', '/v1/agents', body(8005))).toMatchObject({ status: 201 });
 
     // Unverified: both replicas prefer the newest version.
     await pollUntil(
