@@ -136,6 +136,10 @@ async function churnWindow(
           ({ answeredAt, queries: sent }) => {
             probeQueries += sent;
             if (answeredAt === null) lagMissed++;
+            // The probe starts once the 201's time arrived, so its answer cannot come before it:
+            // a negative lag says the two processes' clocks disagree, and no figure is made of it.
+            else if (answeredAt < at)
+              throw new Error(`lag probe of ${id}: answer ${at - answeredAt} ms before its 201`);
             else lags.push(answeredAt - at);
           },
         ),

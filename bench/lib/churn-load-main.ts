@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { registrationBody } from './agents.js';
 import type { ChurnInstance, ChurnLoadMessage, ChurnLoadSpec } from './churn-load.js';
-import { epochMs } from './dns-lag.js';
+import { machineMs } from './dns-lag.js';
 import { paced } from './paced.js';
 import { encodeRequest, RawHttpPool } from './raw-http.js';
 
@@ -40,7 +40,7 @@ async function churn(): Promise<void> {
     paced(spec.rates.register, spec.seconds, async (i) => {
       const res = await pool.request(registerRequests[i]!);
       if (res.status !== 201) throw new Error(`register: ${res.status} ${res.body.slice(0, 200)}`);
-      const at = epochMs();
+      const at = machineMs();
       const { instance_id, lease_token } = JSON.parse(res.body) as {
         instance_id: string;
         lease_token: string;

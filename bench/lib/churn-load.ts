@@ -46,7 +46,7 @@ export type ChurnLoadMessage =
 /** The churn load process, ready to start. */
 export interface ChurnLoad {
   pid: number;
-  /** Starts the load; `onRegistered` gets each followed instance and the `epochMs()` its 201 arrived. */
+  /** Starts the load; `onRegistered` gets each followed instance and the `machineMs()` its 201 arrived. */
   run(onRegistered: (id: string, at: number) => void): Promise<ChurnLoadResult>;
   stop(): Promise<void>;
 }

@@ -158,9 +158,15 @@ export async function udpRoundTrips(dnsPort: number, name: string, count: number
   return out;
 }
 
-/** Milliseconds on a clock that agrees across processes on one machine (for a time sent by another). */
-export function epochMs(): number {
-  return performance.timeOrigin + performance.now();
+/**
+ * Milliseconds on a clock every process on this machine reads alike (for a time sent by another):
+ * CLOCK_MONOTONIC, which `process.hrtime` reads on Linux. Until session 19 this was
+ * `performance.timeOrigin + performance.now()`, the wall clock at each process's start plus its own
+ * monotonic time: a step of the wall clock between two processes' starts (seen on this VM) put them
+ * seconds apart, and the churn suite printed a registration → answer p99 of -1,969 ms.
+ */
+export function machineMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 /** How a probe asks: at most one query in flight, and at most one query per `intervalMs`. */
@@ -171,7 +177,7 @@ export interface ProbeOptions {
   timeoutMs?: number;
 }
 
-/** When a probe first saw an answer (`epochMs()`, null if never) and how many queries it sent. */
+/** When a probe first saw an answer (`machineMs()`, null if never) and how many queries it sent. */
 export interface ProbeResult {
   answeredAt: number | null;
   queries: number;
@@ -218,7 +224,7 @@ export function probeUntilAnswered(
       if (reply.length < 12 || reply.readUInt16BE(0) !== id) return;
       clearTimeout(timer);
       // ANCOUNT: the answer section holds a record.
-      if (reply.readUInt16BE(6) > 0) return finish(epochMs());
+      if (reply.readUInt16BE(6) > 0) return finish(machineMs());
       const wait = lastSent + intervalMs - performance.now();
       if (wait <= 0) ask();
       else timer = setTimeout(ask, wait);
@@ -229,7 +235,7 @@ export function probeUntilAnswered(
 
 /** Milliseconds from the call to the first A answer for `name` (null after `timeoutMs`): one round trip when it exists. */
 export async function firstAnswerMs(dnsPort: number, name: string, timeoutMs = 5000): Promise<number | null> {
-  const from = epochMs();
+  const from = machineMs();
   const { answeredAt } = await probeUntilAnswered(dnsPort, name, { intervalMs: 0, timeoutMs });
   return answeredAt === null ? null : answeredAt - from;
 }
