@@ -4,7 +4,9 @@
  * full GCs at each stage: started, filled with DIAG_COUNT (100,000) instances, 10 s after `GET /v1/zone`,
  * after 3 s of the wide DNS mix, after a churn run as the churn suite's (DIAG_SECONDS, 5), and after
  * DIAG_IDLE_MS of idling. DIAG_ONLY_FILL=1 stops after the fill; DIAG_ROOT measures another checkout;
- * DIAG_FLAGS adds node flags. The responder thread's heap shows in RSS and anonymous memory only.
+ * DIAG_FLAGS adds node flags; DIAG_NO_GC=1 reads only RSS at each stage, forcing no GC (as the churn
+ * suite, whose RSS figure follows the heap limits each collection sets). The responder thread's heap
+ * shows in RSS and anonymous memory only.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +34,10 @@ const registry = await startRegistryProcess(
 );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function stage(label: string) {
+  if (process.env.DIAG_NO_GC === '1') {
+    console.log(label, JSON.stringify({ rss: Number(registry.rssMb().toFixed(1)) }));
+    return;
+  }
   const lines = () => readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
   const n = lines();
   process.kill(registry.pid, 'SIGUSR2');
