@@ -130,7 +130,7 @@ describe('startDnsResponderThread', () => {
     const thread = await startDnsResponderThread({ zone: new Zone(source, options), port: 0 });
     responder = thread;
     // V8's default would let the semi-spaces grow to 16 MB each, both kept committed (docs/registry.md, Memory).
-    expect(thread.worker.resourceLimits?.maxYoungGenerationSizeMb).toBe(16);
+    expect(thread.worker.resourceLimits?.maxYoungGenerationSizeMb).toBe(6);
     const memory = await thread.memory({ answerEveryName: true });
     expect(memory.heapUsed).toBeGreaterThan(0);
     expect(memory.heapTotal).toBeGreaterThanOrEqual(memory.heapUsed);
