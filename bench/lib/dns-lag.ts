@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { queryPacket } from '../../test/dns/dns-client.js';
 import { dnsPacket } from '../../test/dns/dns-packet.js';
+import { monotonicUs } from './cpuprofile.js';
 
 /** One registration's lag: from its HTTP 201 to the first UDP answer that holds it. */
 export interface LagSample {
@@ -160,13 +161,13 @@ export async function udpRoundTrips(dnsPort: number, name: string, count: number
 
 /**
  * Milliseconds on a clock every process on this machine reads alike (for a time sent by another):
- * CLOCK_MONOTONIC, which `process.hrtime` reads on Linux. Until session 19 this was
+ * CLOCK_MONOTONIC (`monotonicUs`, the clock `--cpu-prof` stamps its samples with). Until session 19 this was
  * `performance.timeOrigin + performance.now()`, the wall clock at each process's start plus its own
  * monotonic time: a step of the wall clock between two processes' starts (seen on this VM) put them
  * seconds apart, and the churn suite printed a registration → answer p99 of -1,969 ms.
  */
 export function machineMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
+  return monotonicUs() / 1000;
 }
 
 /** How a probe asks: at most one query in flight, and at most one query per `intervalMs`. */
