@@ -14,8 +14,8 @@ import { wideMix } from './lib/dns-mix.js';
  * CPU per query of the responder's packet handler alone (no sockets), on the wide mix of a fleet
  * laid out like the dns suite's (BENCH_DNS_INSTANCES instances of 50 agents, one capability each):
  * `tsx bench/dns-handler.ts <checkout> [<checkout>…]` loads each checkout's registry (a worktree of
- * an older commit is the "before") and alternates timed passes over the mix, with the answer cache as
- * the responder configures it (10,000 entries) and without one. What a query costs beyond this is
+ * an older commit is the "before") and alternates timed passes over the mix; a checkout that still has
+ * the answer cache (before session 20 removed it) is also timed with one of 10,000 entries. What a query costs beyond this is
  * the socket's (see `bench/dns-ab.ts`, whose Node UDP echo reference measures that).
  *
  * BENCH_CALLGRIND=1: instructions per query instead of CPU time (valgrind callgrind's Ir on the
@@ -27,7 +27,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Milliseconds of queries per timed pass. */
 const PASS_MS = Number(process.env.BENCH_PASS_MS ?? 1500);
 const APEX = 'agents.internal';
-/** Only the first N questions of the mix, repeated (e.g. 100: the narrow mix the answer cache was made for). */
+/** Only the first N questions of the mix, repeated (e.g. 100: the narrow mix the old answer cache was made for). */
 const QUESTIONS =
   process.env.BENCH_DNS_QUESTIONS === undefined ? undefined : Number(process.env.BENCH_DNS_QUESTIONS);
 /** Only the variant whose name starts with this (`cache`, `no cache`), e.g. for a profile. */
@@ -39,7 +39,10 @@ const TYPES: Record<string, number> = { A: 1, NS: 2, SOA: 6, TXT: 16, AAAA: 28, 
 
 interface Registry {
   Zone: new (source: unknown, options: object) => { snapshot(): unknown };
-  AnswerCache: new (entries?: number) => unknown;
+  /** Only in checkouts before session 20. */
+  AnswerCache?: new (
+    entries?: number,
+  ) => unknown;
   handleMessage(zone: unknown, msg: Buffer, transport: 'udp' | 'tcp', cache?: unknown): Buffer | null;
   exportZoneFile(snapshot: unknown): string;
 }
@@ -54,7 +57,7 @@ async function load(root: string) {
   const dns = (file: string) => import(join(root, 'apps/registry/src', file));
   const registry = {
     ...(await dns('dns/zone.ts')),
-    ...(await dns('dns/answer-cache.ts')),
+    ...(await dns('dns/answer-cache.ts').catch(() => ({}))),
     ...(await dns('dns/packet-handler.ts')),
     ...(await dns('dns/zone-file.ts')),
   } as Registry;
@@ -128,10 +131,11 @@ process.stdout.write(`${INSTANCES} instances, ${loaded[0]!.queries.length} quest
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? loaded : [...loaded].reverse();
   for (const l of order) {
-    const variants = [
-      ['cache 10,000', new l.registry.AnswerCache(10_000)],
+    const { AnswerCache } = l.registry;
+    const variants: Array<readonly [string, unknown]> = [
+      ...(AnswerCache === undefined ? [] : [['cache 10,000', new AnswerCache(10_000)] as const]),
       ['no cache', undefined],
-    ] as const;
+    ];
     for (const [name, cache] of variants.filter(
       ([name]) => VARIANT === undefined || name.startsWith(VARIANT),
     )) {

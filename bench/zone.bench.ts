@@ -1,4 +1,4 @@
-import { AnswerCache, handleMessage, RRTYPE, Zone, ZoneReplica } from '@agent-reach/registry';
+import { handleMessage, RRTYPE, Zone, ZoneReplica } from '@agent-reach/registry';
 import { FakeInstanceSource, makeInstance, queryBytes } from '@agent-reach/registry/testing';
 import { type Figure, printFigures } from './lib/report.js';
 
@@ -25,7 +25,6 @@ const instance = (prefix: string, i: number, capabilities: number): InstanceReco
 interface Fleet {
   source: FakeInstanceSource;
   zone: Zone;
-  cache: AnswerCache;
   capabilities: number;
 }
 
@@ -42,13 +41,13 @@ function fleet(size: number, capabilities: number): Fleet {
     weight: table.get(record.instance_id) ?? 50,
   }));
   Object.assign(zone, { table });
-  return { source, zone, cache: new AnswerCache(), capabilities };
+  return { source, zone, capabilities };
 }
 
 /** The first questions after a change, over UDP: the capability's SVCB set (truncated when large) and the instance's address. */
 function ask(f: Fleet, record: InstanceRecord): void {
-  handleMessage(f.zone, svcbQuery(record), 'udp', f.cache);
-  handleMessage(f.zone, queryBytes(`${record.instance_id}.${APEX}`, RRTYPE.A), 'udp', f.cache);
+  handleMessage(f.zone, svcbQuery(record), 'udp');
+  handleMessage(f.zone, queryBytes(`${record.instance_id}.${APEX}`, RRTYPE.A), 'udp');
 }
 
 const svcbQuery = (record: InstanceRecord): Buffer =>
@@ -63,7 +62,7 @@ function tcpAnswerCost(f: Fleet, size: number, round: number): number {
     table.set(id, 101 + ((k + round) % 100));
     f.zone.weightsChanged([id]);
     const started = performance.now();
-    handleMessage(f.zone, svcbQuery(f.source.get(id)!), 'tcp', f.cache);
+    handleMessage(f.zone, svcbQuery(f.source.get(id)!), 'tcp');
     spent += performance.now() - started;
   }
   return (spent * 1000) / CHANGES;

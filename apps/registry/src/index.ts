@@ -1,7 +1,6 @@
 /** Agent Reach registry, as other packages start it: the server, its DNS responder, config, logger and store. */
 export { registryConfigFrom } from './config.js';
 export {
-  AnswerCache,
   type DnsResponder,
   type DnsResponderThread,
   handleMessage,

@@ -62,10 +62,10 @@ const refused: Sections = {
   additional: NONE,
 };
 
-function negative(snapshot: ZoneSnapshot, rcode: number, owner: string | undefined): Sections {
+function negative(snapshot: ZoneSnapshot, rcode: number): Sections {
   // Negative answers are cached for min(SOA TTL, SOA minimum) (RFC 2308 section 3); both are the zone TTL.
   const authority = snapshot.negativeAuthority;
-  return { rcode, authoritative: true, answer: NONE, authority, additional: NONE, owner };
+  return { rcode, authoritative: true, answer: NONE, authority, additional: NONE };
 }
 
 // Glue depends only on the answered encoding, which a set keeps until it changes (and all of its glue
@@ -157,17 +157,17 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX
   const node = name === undefined ? undefined : snapshot.nodes.get(name);
   if (node === undefined) {
     const exists = name !== undefined && snapshot.emptyNonTerminals.has(name);
-    return negative(snapshot, exists ? RCODE.NOERROR : RCODE.NXDOMAIN, name);
+    return negative(snapshot, exists ? RCODE.NOERROR : RCODE.NXDOMAIN);
   }
   let sets: RrSet[];
   let answer: WireRrSet[];
   if (query.qtype === RRTYPE.ANY) {
     sets = [...node.rrsets.values()];
-    if (sets.length === 0) return negative(snapshot, RCODE.NOERROR, name);
+    if (sets.length === 0) return negative(snapshot, RCODE.NOERROR);
     answer = sets.map((set) => set.answerWire());
   } else {
     const set = node.rrsets.get(query.qtype);
-    if (set === undefined) return negative(snapshot, RCODE.NOERROR, name);
+    if (set === undefined) return negative(snapshot, RCODE.NOERROR);
     sets = [set];
     answer = [set.answerWire()];
   }
@@ -177,6 +177,5 @@ export function answerQuery(snapshot: ZoneSnapshot, query: DnsQuery, limit = MAX
     answer,
     authority: [],
     additional: glueFor(snapshot, sets, answer, node, limit),
-    owner: name,
   };
 }

@@ -1,5 +1,4 @@
 /** The registry's DNS side: the live zone, the authoritative responder and the zone-file export. */
-export { AnswerCache } from './answer-cache.js';
 export { compileDnsOptions, type DnsOptions } from './dns-config.js';
 export { instanceSvcParams } from './instance-entry.js';
 export { handleMessage, type SnapshotProvider, type Transport } from './packet-handler.js';

@@ -1,6 +1,5 @@
 import { DnsNames, indexTxtStrings } from '@agent-reach/sdk/protocol';
 import { type SrvWeight, wireWeight } from '../weights/weight-of.js';
-import { ChangeLog } from './change-log.js';
 import { InstanceEntry, type InstanceWeights } from './instance-entry.js';
 import { absoluteName, ancestorsOf, labelsToWire, nameToWire } from './names.js';
 import { FixedRrSet, RecordSet } from './record-set.js';
@@ -107,10 +106,9 @@ class InstanceRecords {
  * registration touches its own name, its capabilities' SVCB/SRV sets, `_agent._tcp` and (when the
  * set of capabilities moves) the index; a weight touches only the records whose weight moved. No
  * step walks the fleet, so a change costs the same at 100,000 instances as at 1,000.
- * Changes are grouped by `commit()`, which records the names they touched in `changes`.
+ * Changes are grouped by `commit()`, which brings the index up to date.
  */
 export class LiveZone {
-  readonly changes = new ChangeLog();
   private readonly nodes = new Map<string, ZoneNode>();
   private readonly emptyNonTerminals = new Set<string>();
   /** How many nodes lie below each service-name ancestor (`_tcp`, `_agents`, `_a2a._agents`). */
@@ -120,7 +118,6 @@ export class LiveZone {
   private readonly genericNode = new SharedNode(DnsNames.genericSrv);
   private readonly apexNode = new SharedNode(DnsNames.apex);
   private readonly apexWire: Buffer;
-  private readonly touched = new Set<string>();
   private indexStale = true;
   /** The SOA set of the last snapshot's serial, and a negative answer's authority section with it. */
   private soaOf: { serial: number; set: RrSet; authority: readonly WireRrSet[] } | undefined;
@@ -172,8 +169,6 @@ export class LiveZone {
       negativeAuthority: soaOf.authority,
       nodes: this.nodes,
       emptyNonTerminals: this.emptyNonTerminals,
-      changes: this.changes,
-      generation: this.changes.generation,
     };
   }
 
@@ -223,27 +218,20 @@ export class LiveZone {
     const records = new InstanceRecords(entry, generic);
     // One search per set (a get and a put were two, ~1-2 µs each at 100,000 members), and no new
     // record where the old one already carries the priority and weight.
-    if (this.generic.update(id, (old) => (carries(old, generic) ? old : records.srv(generic, old))))
-      this.touched.add(DnsNames.genericSrv);
+    this.generic.update(id, (old) => (carries(old, generic) ? old : records.srv(generic, old)));
     for (const capability of entry.capabilities) {
       const c = this.capabilities.get(capability)!;
       const w = wireWeight(weightFor(weights, capability));
       const svcb = (old: ZoneRr) =>
         rdataUInt16(old, 0) === w.svcPriority ? old : records.indexSvcb(w.svcPriority, old);
-      if (c.svcb.update(id, svcb)) this.touched.add(c.svcbNode.name);
-      if (c.srv === null) continue;
-      if (c.srv.update(id, (old) => (carries(old, w) ? old : records.srv(w, old))))
-        this.touched.add(c.srvNode!.name);
+      c.svcb.update(id, svcb);
+      c.srv?.update(id, (old) => (carries(old, w) ? old : records.srv(w, old)));
     }
   }
 
-  /** Ends a batch of changes: brings the index up to date and records the names touched. */
+  /** Ends a batch of changes: brings the index up to date. */
   commit(): void {
     if (this.indexStale) this.layIndex();
-    // Every change moves the serial, which the apex SOA carries.
-    this.touched.add(DnsNames.apex);
-    this.changes.record([...this.touched]);
-    this.touched.clear();
   }
 
   private soa(serial: number): RrSet {
@@ -267,13 +255,11 @@ export class LiveZone {
     const records = new InstanceRecords(entry, wireWeight(weights.generic));
     if (this.generic.count === 0) this.addNode(this.genericNode);
     this.generic.put(id, records.genericSrv);
-    this.touched.add(DnsNames.genericSrv);
     for (const capability of entry.capabilities) {
       const c = this.capabilities.get(capability) ?? this.addCapability(capability);
       const w = wireWeight(weightFor(weights, capability));
       c.svcb.put(id, records.indexSvcb(w.svcPriority));
       c.srv?.put(id, records.srv(w));
-      this.touchCapability(c);
       // The first member in name order gives the capability's TXT; a re-registration may change its text.
       if (c.svcb.firstKey() === id) this.layTxt(c, capability, entry);
     }
@@ -283,13 +269,11 @@ export class LiveZone {
   private unlay(entry: InstanceEntry): void {
     const id = entry.name;
     this.generic.delete(id);
-    this.touched.add(DnsNames.genericSrv);
     if (this.generic.count === 0) this.removeNode(DnsNames.genericSrv);
     for (const capability of entry.capabilities) {
       const c = this.capabilities.get(capability)!;
       c.svcb.delete(id);
       c.srv?.delete(id);
-      this.touchCapability(c);
       if (c.svcb.count === 0) {
         this.capabilities.delete(capability);
         this.removeNode(c.svcbNode.name);
@@ -300,11 +284,6 @@ export class LiveZone {
         this.layTxt(c, capability, this.entry(first)!);
       }
     }
-  }
-
-  private touchCapability(c: Capability): void {
-    this.touched.add(c.svcbNode.name);
-    if (c.srvNode !== null) this.touched.add(c.srvNode.name);
   }
 
   private layTxt(c: Capability, capability: string, from: InstanceEntry): void {
@@ -339,7 +318,6 @@ export class LiveZone {
   private layIndex(): void {
     this.indexStale = false;
     const strings = indexTxtStrings([...this.capabilities.keys()].sort());
-    this.touched.add(DnsNames.index);
     if (strings.length === 0) {
       if (this.nodes.has(DnsNames.index)) this.removeNode(DnsNames.index);
       return;
@@ -354,23 +332,18 @@ export class LiveZone {
     const { name } = node;
     const existed = this.nodes.has(name);
     this.nodes.set(name, node);
-    this.touched.add(name);
     if (existed) return;
     this.emptyNonTerminals.delete(name);
     // Instance labels have no dots, so only the few service names have ancestors.
     if (!name.includes('.')) return;
     for (const ancestor of ancestorsOf(name)) {
       this.below.set(ancestor, (this.below.get(ancestor) ?? 0) + 1);
-      if (!this.nodes.has(ancestor) && !this.emptyNonTerminals.has(ancestor)) {
-        this.emptyNonTerminals.add(ancestor);
-        this.touched.add(ancestor);
-      }
+      if (!this.nodes.has(ancestor)) this.emptyNonTerminals.add(ancestor);
     }
   }
 
   private removeNode(name: string): void {
     if (!this.nodes.delete(name)) return;
-    this.touched.add(name);
     if ((this.below.get(name) ?? 0) > 0) this.emptyNonTerminals.add(name);
     if (!name.includes('.')) return;
     for (const ancestor of ancestorsOf(name)) {
@@ -380,7 +353,7 @@ export class LiveZone {
         continue;
       }
       this.below.delete(ancestor);
-      if (this.emptyNonTerminals.delete(ancestor)) this.touched.add(ancestor);
+      this.emptyNonTerminals.delete(ancestor);
     }
   }
 }

@@ -18,7 +18,6 @@ export interface ResponderWorkerData {
   tcpIdleTimeoutMs?: number;
   maxTcpConnections?: number;
   maxQueryBytes?: number;
-  answerCacheEntries?: number;
 }
 
 /**

@@ -168,7 +168,7 @@ describe('answerUdp', () => {
     const server = createSocket('udp4');
     await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
     const errors: Error[] = [];
-    answerUdp(server, zone, undefined, (error) => errors.push(error));
+    answerUdp(server, zone, (error) => errors.push(error));
     return { server, errors };
   }
 

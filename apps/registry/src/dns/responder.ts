@@ -1,7 +1,6 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { type LookupOneOptions, lookup } from 'node:dns';
 import { createServer, isIP, isIPv6, type Server, type Socket } from 'node:net';
-import { AnswerCache } from './answer-cache.js';
 import { handleMessage, type SnapshotProvider } from './packet-handler.js';
 import { serveTcpConnection } from './tcp-connection.js';
 
@@ -19,8 +18,6 @@ export interface DnsResponderOptions {
   maxTcpConnections?: number;
   /** @default 4096 */
   maxQueryBytes?: number;
-  /** Encoded answers kept for repeated queries until the zone changes; 0 turns the cache off. @default 10000 */
-  answerCacheEntries?: number;
   /** Told about socket errors the responder survives. */
   onError?: (error: Error) => void;
   /** Filled with the TCP connection figures (open, refused at the cap, closed idle) for metrics. */
@@ -50,12 +47,7 @@ export const UDP_SEND_CHECK_EVERY = 256;
  * Answers every query that arrives on `udp` from `zone`. A datagram from port 0 (only a forged one
  * has it) is dropped: no reply can go there, and dgram throws on a send to it, which ended the thread.
  */
-export function answerUdp(
-  udp: UdpSocket,
-  zone: SnapshotProvider,
-  cache: AnswerCache | undefined,
-  onError: (error: Error) => void,
-): void {
+export function answerUdp(udp: UdpSocket, zone: SnapshotProvider, onError: (error: Error) => void): void {
   // One callback for the checked sends, not a closure per packet.
   const sent = (error: Error | null) => {
     if (error) onError(error);
@@ -63,7 +55,7 @@ export function answerUdp(
   let untilCheck = 0;
   udp.on('message', (msg, rinfo) => {
     if (rinfo.port === 0) return;
-    const reply = handleMessage(zone, msg, 'udp', cache);
+    const reply = handleMessage(zone, msg, 'udp');
     if (reply === null) return;
     if (untilCheck-- > 0) udp.send(reply, rinfo.port, rinfo.address);
     else {
@@ -72,10 +64,6 @@ export function answerUdp(
     }
   });
 }
-
-/** An answer cache of `entries` replies, or none for 0. */
-const answerCacheOf = (entries = 10_000): AnswerCache | undefined =>
-  entries > 0 ? new AnswerCache(entries) : undefined;
 
 /**
  * dgram's address lookup for sends and binds: an IP literal (every reply goes to a query's source
@@ -161,9 +149,8 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
     maxQueryBytes: options.maxQueryBytes ?? 4096,
   };
   const { zone } = options;
-  const cache = answerCacheOf(options.answerCacheEntries);
   const connections = new Set<Socket>();
-  const handleTcp = (msg: Buffer) => handleMessage(zone, msg, 'tcp', cache);
+  const handleTcp = (msg: Buffer) => handleMessage(zone, msg, 'tcp');
   const stats = options.tcpStats ?? { open: 0, dropped: 0, idleClosed: 0 };
   const server = createServer((socket) => {
     connections.add(socket);
@@ -183,7 +170,7 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
   });
   server.on('error', onError);
   const { udp, port } = await bindBoth(host, options.port ?? 8053, server, onError);
-  answerUdp(udp, zone, cache, onError);
+  answerUdp(udp, zone, onError);
   let stopped: Promise<void> | undefined;
   return {
     host,

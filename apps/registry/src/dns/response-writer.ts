@@ -15,8 +15,6 @@ export interface Sections {
   authority: readonly WireRrSet[];
   /** Whole RRsets, added in order while they fit; dropping them never sets TC (RFC 2181 section 9). */
   additional: readonly WireRrSet[];
-  /** The zone name answered about (relative, lower-case), for caches to drop when it changes. */
-  owner?: string | undefined;
 }
 
 const QR = 0x8000;

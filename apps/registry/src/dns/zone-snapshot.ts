@@ -1,4 +1,3 @@
-import type { ChangeLog } from './change-log.js';
 import type { WireRrSet } from './rrset-wire.js';
 import type { RrSet, ZoneNode } from './zone-node.js';
 
@@ -29,10 +28,6 @@ export interface ZoneSnapshot {
   readonly nodes: ReadonlyMap<string, ZoneNode>;
   /** Names that exist only because names below them do (`_tcp`, `_agents`). */
   readonly emptyNonTerminals: ReadonlySet<string>;
-  /** The names each change touched, so caches drop only those. */
-  readonly changes: ChangeLog;
-  /** The change generation this snapshot reflects. */
-  readonly generation: number;
 }
 
 /** SOA timers other than the serial; `minimum` is the negative-caching TTL. */
