@@ -10,8 +10,9 @@ import { TRACER_NAME } from './telemetry/index.js';
 /**
  * How far each isolate's old space may grow past its live heap before the next full GC, by store
  * (V8's `--heap-growing-percent`; its default lets a large heap grow up to 4x). The embedded store
- * (`embedded` and `file`) 25 since session 20: at 100,000 instances the churn suite's RSS fell from 496-513 to 398-407 MB and its DNS
- * p99 from 8.9-10.7 to 5.5-5.8 ms, registrations alone no slower (docs/registry.md, Memory).
+ * (`embedded` and `file`) 25 since session 20: at 100,000 instances the churn suite's RSS fell from
+ * 496-513 to 398-407 MB and its DNS p99 from 8.9-10.7 to 5.5-5.8 ms, registrations alone no slower
+ * (docs/registry.md, Memory).
  */
 const HEAP_GROWING_PERCENT = { embedded: 25, file: 25, etcd: 100 } as const;
 

@@ -129,17 +129,16 @@ export class RecordSet implements RrSet {
     this.encoded = undefined;
   }
 
-  /** Replaces a member's record by `next(old)` with one search; returns whether it changed. */
-  update(key: string, next: (old: ZoneRr) => ZoneRr): boolean {
+  /** Replaces a member's record by `next(old)` with one search (nothing when `key` is not a member). */
+  update(key: string, next: (old: ZoneRr) => ZoneRr): void {
     let made: ZoneRr | undefined;
     const old = this.members.update(key, (rr) => {
       made = next(rr);
       return made;
     });
-    if (old === undefined) return false;
+    if (old === undefined) return;
     this.rdataBytes += wireRdataLength(made!) - wireRdataLength(old);
     this.encoded = undefined;
-    return true;
   }
 
   delete(key: string): void {
