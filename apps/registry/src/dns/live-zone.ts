@@ -10,6 +10,7 @@ import {
   rdataUInt16,
   soaRr,
   txtRr,
+  withSoaSerial,
   withSrvWeight,
   withSvcPriority,
   type ZoneRr,
@@ -121,10 +122,14 @@ export class LiveZone {
   private indexStale = true;
   /** The SOA set of the last snapshot's serial, and a negative answer's authority section with it. */
   private soaOf: { serial: number; set: RrSet; authority: readonly WireRrSet[] } | undefined;
+  /** The zone's SOA record at serial 0, encoded once: each serial's is a copy with the serial written (`withSoaSerial`). */
+  private readonly soaRecord: ZoneRr;
 
   constructor(private readonly settings: ZoneSettings) {
-    const { apex, ttl } = settings;
+    const { apex, ttl, timers } = settings;
     this.apexWire = nameToWire(apex);
+    const names = { mname: absoluteName(DnsNames.nameServer, apex), rname: absoluteName('hostmaster', apex) };
+    this.soaRecord = soaRr({ ...names, serial: 0, ...timers }, apex);
     this.generic = new RecordSet(RRTYPE.SRV, ttl);
     this.genericNode.rrsets.set(RRTYPE.SRV, this.generic);
     // The SOA goes first (ANY lists it first); its serial is filled in per snapshot.
@@ -235,17 +240,7 @@ export class LiveZone {
   }
 
   private soa(serial: number): RrSet {
-    const { apex, ttl, timers } = this.settings;
-    const rr = soaRr(
-      {
-        mname: absoluteName(DnsNames.nameServer, apex),
-        rname: absoluteName('hostmaster', apex),
-        serial,
-        ...timers,
-      },
-      apex,
-    );
-    return new FixedRrSet(RRTYPE.SOA, ttl, [rr]);
+    return new FixedRrSet(RRTYPE.SOA, this.settings.ttl, [withSoaSerial(this.soaRecord, serial)]);
   }
 
   /** Puts an instance's records into the generic and capability sets. */

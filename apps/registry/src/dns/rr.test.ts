@@ -2,7 +2,17 @@ import dnsPacket from 'dns-packet';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nameToWire } from './names.js';
-import { addressRr, RRTYPE, srvRr, srvRrWithTargetWire, svcbRr, withSrvWeight, withSvcTarget } from './rr.js';
+import {
+  addressRr,
+  RRTYPE,
+  soaRr,
+  srvRr,
+  srvRrWithTargetWire,
+  svcbRr,
+  withSoaSerial,
+  withSrvWeight,
+  withSvcTarget,
+} from './rr.js';
 
 // dns-packet's A codec, which addressRr used to call: RDLENGTH then the address.
 const dnsPacketA = (ip: string) =>
@@ -30,6 +40,52 @@ describe('withSrvWeight', () => {
     }
     // The base record is not changed by its copies.
     expect(base.rdata.readUInt32BE(0)).toBe(0);
+  });
+});
+
+describe('withSoaSerial', () => {
+  const fields = {
+    mname: 'ns.agents.internal.',
+    rname: 'hostmaster.agents.internal.',
+    refresh: 3600,
+    retry: 600,
+    expire: 86_400,
+    minimum: 30,
+  };
+
+  it('gives the same RDATA, compressed form and text as encoding the SOA with that serial afresh', () => {
+    for (const apex of ['agents.internal', undefined]) {
+      const base = soaRr({ ...fields, serial: 0 }, apex);
+      for (const serial of [1, 7, 65_536, 2 ** 31, 2 ** 32 - 1]) {
+        const fresh = soaRr({ ...fields, serial }, apex);
+        const copy = withSoaSerial(base, serial);
+        expect(copy.rdata.equals(fresh.rdata)).toBe(true);
+        if (apex === undefined) expect(copy.compressed).toBeUndefined();
+        else {
+          expect(copy.compressed!.bytes.equals(fresh.compressed!.bytes)).toBe(true);
+          expect(copy.compressed!.pointers).toEqual(fresh.compressed!.pointers);
+        }
+        expect(copy.text).toBe(fresh.text);
+      }
+      // The base record is not changed by its copies.
+      expect(base.rdata.readUInt32BE(base.rdata.length - 20)).toBe(0);
+      expect(base.text).toBe(soaRr({ ...fields, serial: 0 }, apex).text);
+    }
+  });
+
+  it('agrees with dns-packet decoding the copy', () => {
+    const copy = withSoaSerial(soaRr({ ...fields, serial: 3 }), 4_000_000_000);
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(copy.rdata.length);
+    const decoded = (
+      dnsPacket as unknown as { soa: { decode(buf: Buffer): Record<string, unknown> } }
+    ).soa.decode(Buffer.concat([length, copy.rdata]));
+    expect(decoded).toEqual({
+      ...fields,
+      mname: 'ns.agents.internal',
+      rname: 'hostmaster.agents.internal',
+      serial: 4_000_000_000,
+    });
   });
 });
 

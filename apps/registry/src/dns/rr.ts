@@ -290,6 +290,31 @@ export function soaRr(soa: SoaFields, apex?: string): ZoneRr {
   };
 }
 
+/**
+ * The same SOA record as `rr` (made by `soaRr`) with another serial: its RDATA and compressed form copied
+ * with the serial's four octets written (the 20 octets of serial and timers end both), and the serial
+ * swapped in its text. A zone's SOA changes with every update, and `soaRr` encodes both names afresh.
+ */
+export function withSoaSerial(rr: ZoneRr, serial: number): ZoneRr {
+  const rdata = Buffer.from(rr.rdata);
+  rdata.writeUInt32BE(serial, rdata.length - 20);
+  let compressed: CompressedRdata | undefined;
+  if (rr.compressed !== undefined) {
+    const bytes = Buffer.from(rr.compressed.bytes);
+    bytes.writeUInt32BE(serial, bytes.length - 20);
+    compressed = { bytes, pointers: rr.compressed.pointers };
+  }
+  // Text: `mname rname serial refresh retry expire minimum` (names have no spaces).
+  const { text } = rr;
+  const serialAt = text.indexOf(' ', text.indexOf(' ') + 1) + 1;
+  const serialEnd = text.indexOf(' ', serialAt);
+  return {
+    rdata,
+    text: `${text.slice(0, serialAt)}${serial}${text.slice(serialEnd)}`,
+    ...(compressed === undefined ? {} : { compressed }),
+  };
+}
+
 /** Quotes one character-string for a zone file: `"` and `\` escaped, non-printable bytes as `\DDD`. */
 export function quoteCharString(bytes: Buffer): string {
   let out = '"';
