@@ -84,29 +84,26 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
     return txtRr(capabilityTxtStrings(capability, capabilityDescription(this.declaration, capability)));
   }
 
+  /** The instance's absolute name in wire form: the target of its SRV and index SVCB records. */
+  targetWire(): Buffer {
+    return nameToWire(this.target);
+  }
+
   /** `1 <instance>.<zone>. …` for the capability index: the self record with the instance as target. */
   get indexSvcb(): ZoneRr {
-    return withSvcTarget(this.selfSvcb, nameToWire(this.target), this.name);
+    return withSvcTarget(this.selfSvcb, this.targetWire(), this.name);
   }
 
-  /** The capability-index SVCB record with this SvcPriority. */
-  indexSvcbAt(priority: number): ZoneRr {
-    const rr = this.indexSvcb;
-    // A fresh record: its priority octets are written in place, not copied again.
-    rr.rdata.writeUInt16BE(priority, 0);
-    return rr;
+  /** The capability-index SVCB record with this SvcPriority (`targetWire`: this instance's, if the caller holds it). */
+  indexSvcbAt(priority: number, targetWire = this.targetWire()): ZoneRr {
+    return withSvcTarget(this.selfSvcb, targetWire, this.name, priority);
   }
 
-  /** The SRV record pointing at this instance with this priority and weight. */
-  srv(priority: number, weight: number): ZoneRr {
-    const fields = {
-      priority,
-      weight,
-      port: this.port,
-      target: this.target,
-      glue: this.name,
-    };
-    return ASCII.test(this.apex) ? srvRrWithTargetWire(fields, nameToWire(fields.target)) : srvRr(fields);
+  /** The SRV record pointing at this instance with this priority and weight (`targetWire` as for indexSvcbAt). */
+  srv(priority: number, weight: number, targetWire?: Buffer): ZoneRr {
+    const { port, name: glue } = this;
+    if (!ASCII.test(this.apex)) return srvRr({ priority, weight, port, target: this.target, glue });
+    return srvRrWithTargetWire({ priority, weight, port, glue }, targetWire ?? this.targetWire());
   }
 
   get rrsets(): RrSetsByType {

@@ -69,15 +69,22 @@ const weightFor = (weights: InstanceWeights, capability: string): SrvWeight =>
 class InstanceRecords {
   #genericSrv: ZoneRr | undefined;
   private svcb: ZoneRr | undefined;
+  #targetWire: Buffer | undefined;
 
   constructor(
     private readonly entry: InstanceEntry,
     private readonly generic: WireWeight,
   ) {}
 
+  /** The instance's name in wire form, made once for all the records encoded here (SRV and SVCB targets). */
+  private get targetWire(): Buffer {
+    this.#targetWire ??= this.entry.targetWire();
+    return this.#targetWire;
+  }
+
   /** Made on first use: a weight pass keeps most records as they are. */
   get genericSrv(): ZoneRr {
-    this.#genericSrv ??= this.entry.srv(this.generic.srvPriority, this.generic.weight);
+    this.#genericSrv ??= this.entry.srv(this.generic.srvPriority, this.generic.weight, this.targetWire);
     return this.#genericSrv;
   }
 
@@ -87,7 +94,7 @@ class InstanceRecords {
     if (generic && this.#genericSrv !== undefined) return this.#genericSrv;
     const made =
       from === undefined
-        ? this.entry.srv(w.srvPriority, w.weight)
+        ? this.entry.srv(w.srvPriority, w.weight, this.targetWire)
         : withSrvWeight(from, w.srvPriority, w.weight);
     if (generic) this.#genericSrv = made;
     return made;
@@ -97,7 +104,9 @@ class InstanceRecords {
   indexSvcb(svcPriority: number, from?: ZoneRr): ZoneRr {
     if (this.svcb === undefined || rdataUInt16(this.svcb, 0) !== svcPriority)
       this.svcb =
-        from === undefined ? this.entry.indexSvcbAt(svcPriority) : withSvcPriority(from, svcPriority);
+        from === undefined
+          ? this.entry.indexSvcbAt(svcPriority, this.targetWire)
+          : withSvcPriority(from, svcPriority);
     return this.svcb;
   }
 }

@@ -104,6 +104,13 @@ describe('withSvcTarget', () => {
     expect(copy.rdata.equals(fresh.rdata)).toBe(true);
     expect(copy.text).toBe(fresh.text);
     expect(copy.glue).toBe('sum-1');
+    // With a priority: the same as encoding the record with that priority and target afresh.
+    for (const priority of [2, 300, 65_535]) {
+      const moved = withSvcTarget(self, nameToWire(record.target), 'sum-1', priority);
+      expect(moved.rdata.equals(svcbRr({ ...record, priority }, 'sum-1').rdata)).toBe(true);
+    }
+    // The self record is not changed by its copies.
+    expect(self.rdata.equals(svcbRr({ priority: 1, target: '.', params }).rdata)).toBe(true);
   });
 
   it('takes only a record whose target is "."', () => {

@@ -230,7 +230,7 @@ export function srvRr(srv: SrvFields): ZoneRr {
  * An SRV record whose target the caller already holds in wire form (`nameToWire(srv.target)`): for a
  * host name of letters, digits, `-` and `_` the octets are exactly dns-packet's, at a fraction of the cost.
  */
-export function srvRrWithTargetWire(srv: SrvFields, targetWire: Buffer): ZoneRr {
+export function srvRrWithTargetWire(srv: Omit<SrvFields, 'target'>, targetWire: Buffer): ZoneRr {
   const start = room(6 + targetWire.length);
   const out = roomSlab;
   out.writeUInt16BE(srv.priority, start);
@@ -388,19 +388,28 @@ export function svcbRrFromBase64(rdata: string, glue?: string): ZoneRr {
   return new SvcbRr(roomSlab, start, length, glue);
 }
 
+/** Copies octets `from` to `to` of `source` into `target` at `at`: a loop, as Buffer#copy with a source range makes a view to copy from. */
+function copyOctets(source: Buffer, from: number, to: number, target: Buffer, at: number): void {
+  for (let i = from; i < to; i++) target[at++] = source[i]!;
+}
+
 /**
  * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target` in wire
- * form: the SvcParams' octets are reused as they are.
+ * form, and SvcPriority `priority` when given: the SvcParams' octets are copied as they are, with no
+ * view of `rr`'s slab (a registration lays one such record per capability set, on both threads).
  */
-export function withSvcTarget(rr: ZoneRr, target: Buffer, glue?: string): ZoneRr {
-  if (rr.rdata[2] !== 0) throw new RangeError('withSvcTarget takes a record whose TargetName is "."');
-  const { rdata } = rr;
-  const length = rdata.length - 1 + target.length;
+export function withSvcTarget(rr: ZoneRr, target: Buffer, glue?: string, priority?: number): ZoneRr {
+  const source = rr instanceof SlabRr ? rr.slab : rr.rdata;
+  const from = rr instanceof SlabRr ? rr.start : 0;
+  const size = rdataSize(rr);
+  if (source[from + 2] !== 0) throw new RangeError('withSvcTarget takes a record whose TargetName is "."');
+  const length = size - 1 + target.length;
   const start = room(length);
   const out = roomSlab;
-  rdata.copy(out, start, 0, 2);
-  target.copy(out, start + 2);
-  rdata.copy(out, start + 2 + target.length, 3);
+  if (priority === undefined) copyOctets(source, from, from + 2, out, start);
+  else out.writeUInt16BE(priority, start);
+  copyOctets(target, 0, target.length, out, start + 2);
+  copyOctets(source, from + 3, from + size, out, start + 2 + target.length);
   return new SvcbRr(out, start, length, glue);
 }
 
