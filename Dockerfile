@@ -35,8 +35,8 @@ RUN mkdir /app/data && chown node:node /app/data
 USER node
 
 FROM runtime AS registry
-# glibc malloc: two arenas (scripts/registry-malloc-env.ts says why).
-ENV MALLOC_ARENA_MAX=2
+# glibc malloc: two arenas; one V8 background thread (scripts/registry-env.ts says why).
+ENV MALLOC_ARENA_MAX=2 NODE_OPTIONS=--v8-pool-size=1
 COPY --from=build /out/registry/package.json apps/registry/package.json
 COPY --from=build /out/registry/node_modules apps/registry/node_modules
 COPY --from=build /out/registry/dist apps/registry/dist

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { REGISTRY_MALLOC_ENV } from './registry-malloc-env.js';
+import { registryEnv } from './registry-env.js';
 import { type ServiceSpec, Supervisor } from './supervisor.js';
 
 const USAGE = `usage: pnpm start [options]
@@ -124,7 +124,7 @@ const services: ServiceSpec[] = [
   {
     name: 'registry',
     args: ['apps/registry/src/main.ts'],
-    env: { ...REGISTRY_MALLOC_ENV },
+    env: registryEnv(process.env),
     readyUrl: `${REGISTRY}/readyz`,
     restart: true,
   },

@@ -3,11 +3,22 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REGISTRY_MALLOC_ENV } from '../../scripts/registry-malloc-env.js';
+import { registryEnv } from '../../scripts/registry-env.js';
 import { freePort } from '../../test/harness/ports.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STDOUT = process.env.BENCH_REGISTRY_STDOUT;
+
+/**
+ * The registry's launch environment (scripts/registry-env.ts), as npm start and the image give it;
+ * BENCH_GLIBC_DEFAULTS=1 leaves out MALLOC_ARENA_MAX, to measure what it changes. (A `--v8-pool-size`
+ * among a suite's node flags overrides the one in NODE_OPTIONS.)
+ */
+function launchEnv(): Record<string, string> {
+  const env = registryEnv(process.env);
+  if (process.env.BENCH_GLIBC_DEFAULTS === '1') delete env.MALLOC_ARENA_MAX;
+  return env;
+}
 
 /**
  * How a bench runs the registry: `built` is `node apps/registry/dist/main.js`, the bundle the image runs
@@ -135,9 +146,8 @@ ${Object.entries(dns)
   const stdout = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'a');
   const child: ChildProcess = spawn(command!, [...launcherArgs, ...(source.nodeFlags ?? []), ...entry], {
     env: {
-      // BENCH_GLIBC_DEFAULTS=1: glibc's own malloc settings, to measure what REGISTRY_MALLOC_ENV changes.
-      ...(process.env.BENCH_GLIBC_DEFAULTS === '1' ? {} : REGISTRY_MALLOC_ENV),
       ...process.env,
+      ...launchEnv(),
       REACH_CONFIG: join(dir, 'reach.yaml'),
       LOG_LEVEL: 'warn',
     },

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { REGISTRY_MALLOC_ENV } from '../registry-malloc-env.js';
+import { registryEnv } from '../registry-env.js';
 import { ETCD_SERVER_FLAGS } from './etcd-flags.js';
 
 /** One process of the cluster shape: a node entry point (run through tsx) and its environment. */
@@ -105,7 +105,7 @@ export function clusterShape(options: ClusterOptions): {
     role: 'registry',
     args: ['apps/registry/src/main.ts'],
     env: {
-      ...REGISTRY_MALLOC_ENV,
+      ...registryEnv(process.env),
       REACH_STORAGE_TYPE: 'etcd',
       REACH_ETCD_ENDPOINTS: endpoints,
       REACH_REGISTRY_LISTEN: local(port),
