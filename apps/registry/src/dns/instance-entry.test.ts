@@ -78,7 +78,7 @@ describe('instanceEntry', () => {
           const target = `${id}.${zone}.`;
           expect(e.target).toBe(target);
           expect(e.selfSvcb.rdata).toEqual(referenceSvcb(record, '.'));
-          expect(e.indexSvcb.rdata).toEqual(referenceSvcb(record, target));
+          expect(e.indexSvcbAt(1).rdata).toEqual(referenceSvcb(record, target));
           expect(e.indexSvcbAt(7).rdata).toEqual(
             Buffer.from([0, 7, ...referenceSvcb(record, target).subarray(2)]),
           );
@@ -92,7 +92,7 @@ describe('instanceEntry', () => {
           expect(copy.name).toBe(e.name);
           expect(copy.declaration).toEqual(e.declaration);
           expect(copy.selfSvcb.rdata).toEqual(e.selfSvcb.rdata);
-          expect(copy.indexSvcb.rdata).toEqual(e.indexSvcb.rdata);
+          expect(copy.indexSvcbAt(1).rdata).toEqual(e.indexSvcbAt(1).rdata);
           expect(copy.srv(10, 80).rdata).toEqual(e.srv(10, 80).rdata);
           expect(copy.address.type).toBe(e.address.type);
           expect(copy.address.rr.rdata).toEqual(e.address.rr.rdata);

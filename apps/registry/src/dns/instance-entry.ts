@@ -89,12 +89,10 @@ export class InstanceEntry implements ZoneNode, RrSetsByType {
     return nameToWire(this.target);
   }
 
-  /** `1 <instance>.<zone>. …` for the capability index: the self record with the instance as target. */
-  get indexSvcb(): ZoneRr {
-    return withSvcTarget(this.selfSvcb, this.targetWire(), this.name);
-  }
-
-  /** The capability-index SVCB record with this SvcPriority (`targetWire`: this instance's, if the caller holds it). */
+  /**
+   * `<priority> <instance>.<zone>. …` for the capability index: the self record with the instance as
+   * target and this SvcPriority (`targetWire`: this instance's, if the caller holds it).
+   */
   indexSvcbAt(priority: number, targetWire = this.targetWire()): ZoneRr {
     return withSvcTarget(this.selfSvcb, targetWire, this.name, priority);
   }

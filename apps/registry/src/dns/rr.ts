@@ -396,7 +396,8 @@ function copyOctets(source: Buffer, from: number, to: number, target: Buffer, at
 /**
  * The same ServiceMode SVCB record as `rr` (whose TargetName is ".") with TargetName `target` in wire
  * form, and SvcPriority `priority` when given: the SvcParams' octets are copied as they are, with no
- * view of `rr`'s slab (a registration lays one such record per capability set, on both threads).
+ * view of `rr`'s slab (a registration lays one such record per capability set, on the thread that
+ * holds the laid-out zone: the responder thread by default).
  */
 export function withSvcTarget(rr: ZoneRr, target: Buffer, glue?: string, priority?: number): ZoneRr {
   const source = rr instanceof SlabRr ? rr.slab : rr.rdata;
